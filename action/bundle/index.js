@@ -2720,8 +2720,8 @@ var require_transport = __commonJS({
     var { createRequire: createRequire4 } = __require("module");
     var { existsSync: existsSync17 } = __require("node:fs");
     var getCallers = require_caller();
-    var { join: join38, isAbsolute: isAbsolute11, sep: sep7 } = __require("node:path");
-    var { fileURLToPath: fileURLToPath12 } = __require("node:url");
+    var { join: join38, isAbsolute: isAbsolute12, sep: sep7 } = __require("node:path");
+    var { fileURLToPath: fileURLToPath14 } = __require("node:url");
     var sleep4 = require_atomic_sleep();
     var onExit2 = require_on_exit_leak_free();
     var ThreadStream = require_thread_stream();
@@ -2788,12 +2788,12 @@ var require_transport = __commonJS({
       let path12 = unquoted;
       if (path12.startsWith("file://")) {
         try {
-          path12 = fileURLToPath12(path12);
+          path12 = fileURLToPath14(path12);
         } catch {
           return false;
         }
       }
-      return isAbsolute11(path12) && !existsSync17(path12);
+      return isAbsolute12(path12) && !existsSync17(path12);
     }
     function stripQuotes(value) {
       const first2 = value[0];
@@ -2919,7 +2919,7 @@ var require_transport = __commonJS({
       return stream;
       function fixTarget(origin) {
         origin = bundlerOverrides[origin] || origin;
-        if (isAbsolute11(origin) || origin.indexOf("file://") === 0) {
+        if (isAbsolute12(origin) || origin.indexOf("file://") === 0) {
           return origin;
         }
         if (origin === "pino/file") {
@@ -4342,7 +4342,7 @@ var require_multistream = __commonJS({
       }
       const res = {
         write,
-        add,
+        add: add2,
         remove,
         emit,
         flushSync,
@@ -4355,9 +4355,9 @@ var require_multistream = __commonJS({
         streamLevels
       };
       if (Array.isArray(streamsArray)) {
-        streamsArray.forEach(add, res);
+        streamsArray.forEach(add2, res);
       } else {
-        add.call(res, streamsArray);
+        add2.call(res, streamsArray);
       }
       streamsArray = null;
       return res;
@@ -4405,7 +4405,7 @@ var require_multistream = __commonJS({
           }
         }
       }
-      function add(dest) {
+      function add2(dest) {
         if (!dest) {
           return this;
         }
@@ -4464,7 +4464,7 @@ var require_multistream = __commonJS({
         }
         return {
           write,
-          add,
+          add: add2,
           remove,
           emit,
           flushSync,
@@ -5250,13 +5250,13 @@ var require_pino_abstract_transport = __commonJS({
     var { Duplex: Duplex5 } = __require("stream");
     var { parentPort, workerData } = __require("worker_threads");
     function createDeferred2() {
-      let resolve8;
+      let resolve9;
       let reject;
       const promise2 = new Promise((_resolve2, _reject) => {
-        resolve8 = _resolve2;
+        resolve9 = _resolve2;
         reject = _reject;
       });
-      promise2.resolve = resolve8;
+      promise2.resolve = resolve9;
       promise2.reject = reject;
       return promise2;
     }
@@ -8710,8 +8710,8 @@ var require_light = __commonJS({
           return this.Promise.resolve();
         }
         yieldLoop(t2 = 0) {
-          return new this.Promise(function(resolve8, reject) {
-            return setTimeout(resolve8, t2);
+          return new this.Promise(function(resolve9, reject) {
+            return setTimeout(resolve9, t2);
           });
         }
         computePenalty() {
@@ -8922,15 +8922,15 @@ var require_light = __commonJS({
           return this._queue.length === 0;
         }
         async _tryToRun() {
-          var args, cb, error62, reject, resolve8, returned, task;
+          var args, cb, error62, reject, resolve9, returned, task;
           if (this._running < 1 && this._queue.length > 0) {
             this._running++;
-            ({ task, args, resolve: resolve8, reject } = this._queue.shift());
+            ({ task, args, resolve: resolve9, reject } = this._queue.shift());
             cb = await (async function() {
               try {
                 returned = await task(...args);
                 return function() {
-                  return resolve8(returned);
+                  return resolve9(returned);
                 };
               } catch (error1) {
                 error62 = error1;
@@ -8945,13 +8945,13 @@ var require_light = __commonJS({
           }
         }
         schedule(task, ...args) {
-          var promise2, reject, resolve8;
-          resolve8 = reject = null;
+          var promise2, reject, resolve9;
+          resolve9 = reject = null;
           promise2 = new this.Promise(function(_resolve2, _reject) {
-            resolve8 = _resolve2;
+            resolve9 = _resolve2;
             return reject = _reject;
           });
-          this._queue.push({ task, args, resolve: resolve8, reject });
+          this._queue.push({ task, args, resolve: resolve9, reject });
           this._tryToRun();
           return promise2;
         }
@@ -9352,14 +9352,14 @@ var require_light = __commonJS({
                 counts = this._states.counts;
                 return counts[0] + counts[1] + counts[2] + counts[3] === at;
               };
-              return new this.Promise((resolve8, reject) => {
+              return new this.Promise((resolve9, reject) => {
                 if (finished7()) {
-                  return resolve8();
+                  return resolve9();
                 } else {
                   return this.on("done", () => {
                     if (finished7()) {
                       this.removeAllListeners("done");
-                      return resolve8();
+                      return resolve9();
                     }
                   });
                 }
@@ -9452,9 +9452,9 @@ var require_light = __commonJS({
               options2 = parser$5.load(options2, this.jobDefaults);
             }
             task = (...args2) => {
-              return new this.Promise(function(resolve8, reject) {
+              return new this.Promise(function(resolve9, reject) {
                 return fn(...args2, function(...args3) {
-                  return (args3[0] != null ? reject : resolve8)(args3);
+                  return (args3[0] != null ? reject : resolve9)(args3);
                 });
               });
             };
@@ -11586,7 +11586,7 @@ var require_YAMLMap = __commonJS({
       static from(schema, obj, ctx) {
         const { keepUndefined, replacer } = ctx;
         const map2 = new this(schema);
-        const add = (key2, value) => {
+        const add2 = (key2, value) => {
           if (typeof replacer === "function")
             value = replacer.call(obj, key2, value);
           else if (Array.isArray(replacer) && !replacer.includes(key2))
@@ -11596,10 +11596,10 @@ var require_YAMLMap = __commonJS({
         };
         if (obj instanceof Map) {
           for (const [key2, value] of obj)
-            add(key2, value);
+            add2(key2, value);
         } else if (obj && typeof obj === "object") {
           for (const key2 of Object.keys(obj))
-            add(key2, obj[key2]);
+            add2(key2, obj[key2]);
         }
         if (typeof schema.sortMapEntries === "function") {
           map2.items.sort(schema.sortMapEntries);
@@ -17025,7 +17025,7 @@ var require_DLList = __commonJS({
 var require_Events = __commonJS({
   "node_modules/bottleneck/lib/Events.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -17034,7 +17034,7 @@ var require_Events = __commonJS({
         return;
       }
       if (info.done) {
-        resolve8(value);
+        resolve9(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -17042,13 +17042,13 @@ var require_Events = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve8, reject) {
+        return new Promise(function(resolve9, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -17240,7 +17240,7 @@ var require_BottleneckError = __commonJS({
 var require_Job = __commonJS({
   "node_modules/bottleneck/lib/Job.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -17249,7 +17249,7 @@ var require_Job = __commonJS({
         return;
       }
       if (info.done) {
-        resolve8(value);
+        resolve9(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -17257,13 +17257,13 @@ var require_Job = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve8, reject) {
+        return new Promise(function(resolve9, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -17444,7 +17444,7 @@ var require_Job = __commonJS({
 var require_LocalDatastore = __commonJS({
   "node_modules/bottleneck/lib/LocalDatastore.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -17453,7 +17453,7 @@ var require_LocalDatastore = __commonJS({
         return;
       }
       if (info.done) {
-        resolve8(value);
+        resolve9(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -17461,13 +17461,13 @@ var require_LocalDatastore = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve8, reject) {
+        return new Promise(function(resolve9, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -17536,8 +17536,8 @@ var require_LocalDatastore = __commonJS({
         })();
       }
       yieldLoop(t2 = 0) {
-        return new this.Promise(function(resolve8, reject) {
-          return setTimeout(resolve8, t2);
+        return new this.Promise(function(resolve9, reject) {
+          return setTimeout(resolve9, t2);
         });
       }
       computePenalty() {
@@ -18007,7 +18007,7 @@ var require_Scripts = __commonJS({
 var require_RedisConnection = __commonJS({
   "node_modules/bottleneck/lib/RedisConnection.js"(exports, module) {
     "use strict";
-    function asyncGeneratorStep(gen, resolve8, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve9, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -18016,7 +18016,7 @@ var require_RedisConnection = __commonJS({
         return;
       }
       if (info.done) {
-        resolve8(value);
+        resolve9(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -18024,13 +18024,13 @@ var require_RedisConnection = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve8, reject) {
+        return new Promise(function(resolve9, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve8, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve9, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep(gen, resolve8, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep(gen, resolve9, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -18071,7 +18071,7 @@ var require_RedisConnection = __commonJS({
         }
         _setup(client, sub) {
           client.setMaxListeners(0);
-          return new this.Promise((resolve8, reject) => {
+          return new this.Promise((resolve9, reject) => {
             client.on("error", (e) => {
               return this.Events.trigger("error", e);
             });
@@ -18082,14 +18082,14 @@ var require_RedisConnection = __commonJS({
               });
             }
             if (client.ready) {
-              return resolve8();
+              return resolve9();
             } else {
-              return client.once("ready", resolve8);
+              return client.once("ready", resolve9);
             }
           });
         }
         _loadScript(name) {
-          return new this.Promise((resolve8, reject) => {
+          return new this.Promise((resolve9, reject) => {
             var payload;
             payload = Scripts.payload(name);
             return this.client.multi([["script", "load", payload]]).exec((err2, replies) => {
@@ -18097,7 +18097,7 @@ var require_RedisConnection = __commonJS({
                 return reject(err2);
               }
               this.shas[name] = replies[0];
-              return resolve8(replies[0]);
+              return resolve9(replies[0]);
             });
           });
         }
@@ -18110,12 +18110,12 @@ var require_RedisConnection = __commonJS({
           var _this = this;
           return _asyncToGenerator(function* () {
             yield _this.ready;
-            return new _this.Promise((resolve8, reject) => {
+            return new _this.Promise((resolve9, reject) => {
               return _this.client.multi([cmd]).exec_atomic(function(err2, replies) {
                 if (err2 != null) {
                   return reject(err2);
                 } else {
-                  return resolve8(replies[0]);
+                  return resolve9(replies[0]);
                 }
               });
             });
@@ -18123,13 +18123,13 @@ var require_RedisConnection = __commonJS({
         }
         __addLimiter__(instance) {
           return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
-            return new this.Promise((resolve8, reject) => {
+            return new this.Promise((resolve9, reject) => {
               var handler2;
               handler2 = (chan) => {
                 if (chan === channel) {
                   this.subscriber.removeListener("subscribe", handler2);
                   this.limiters[channel] = instance;
-                  return resolve8();
+                  return resolve9();
                 }
               };
               this.subscriber.on("subscribe", handler2);
@@ -18143,13 +18143,13 @@ var require_RedisConnection = __commonJS({
             /* @__PURE__ */ (function() {
               var _ref = _asyncToGenerator(function* (channel) {
                 if (!_this2.terminated) {
-                  yield new _this2.Promise((resolve8, reject) => {
+                  yield new _this2.Promise((resolve9, reject) => {
                     return _this2.subscriber.unsubscribe(channel, function(err2, chan) {
                       if (err2 != null) {
                         return reject(err2);
                       }
                       if (chan === channel) {
-                        return resolve8();
+                        return resolve9();
                       }
                     });
                   });
@@ -18234,7 +18234,7 @@ var require_IORedisConnection = __commonJS({
     function _arrayWithHoles(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep(gen, resolve8, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep(gen, resolve9, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -18243,7 +18243,7 @@ var require_IORedisConnection = __commonJS({
         return;
       }
       if (info.done) {
-        resolve8(value);
+        resolve9(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -18251,13 +18251,13 @@ var require_IORedisConnection = __commonJS({
     function _asyncToGenerator(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve8, reject) {
+        return new Promise(function(resolve9, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep(gen, resolve8, reject, _next, _throw, "next", value);
+            asyncGeneratorStep(gen, resolve9, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep(gen, resolve8, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep(gen, resolve9, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -18303,7 +18303,7 @@ var require_IORedisConnection = __commonJS({
         }
         _setup(client, sub) {
           client.setMaxListeners(0);
-          return new this.Promise((resolve8, reject) => {
+          return new this.Promise((resolve9, reject) => {
             client.on("error", (e) => {
               return this.Events.trigger("error", e);
             });
@@ -18314,9 +18314,9 @@ var require_IORedisConnection = __commonJS({
               });
             }
             if (client.status === "ready") {
-              return resolve8();
+              return resolve9();
             } else {
-              return client.once("ready", resolve8);
+              return client.once("ready", resolve9);
             }
           });
         }
@@ -18342,10 +18342,10 @@ var require_IORedisConnection = __commonJS({
         }
         __addLimiter__(instance) {
           return this.Promise.all([instance.channel(), instance.channel_client()].map((channel) => {
-            return new this.Promise((resolve8, reject) => {
+            return new this.Promise((resolve9, reject) => {
               return this.subscriber.subscribe(channel, () => {
                 this.limiters[channel] = instance;
-                return resolve8();
+                return resolve9();
               });
             });
           }));
@@ -18443,7 +18443,7 @@ var require_RedisDatastore = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -18452,7 +18452,7 @@ var require_RedisDatastore = __commonJS({
         return;
       }
       if (info.done) {
-        resolve8(value);
+        resolve9(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -18460,13 +18460,13 @@ var require_RedisDatastore = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve8, reject) {
+        return new Promise(function(resolve9, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -18602,7 +18602,7 @@ var require_RedisDatastore = __commonJS({
           if (!(name === "init" || name === "register_client")) {
             yield _this3.ready;
           }
-          return new _this3.Promise((resolve8, reject) => {
+          return new _this3.Promise((resolve9, reject) => {
             var all_args, arr;
             all_args = [Date.now(), _this3.clientId].concat(args);
             _this3.instance.Events.trigger("debug", `Calling Redis script: ${name}.lua`, all_args);
@@ -18610,7 +18610,7 @@ var require_RedisDatastore = __commonJS({
               if (err2 != null) {
                 return reject(err2);
               }
-              return resolve8(replies);
+              return resolve9(replies);
             });
             return _this3.connection.__scriptFn__(name)(...arr);
           }).catch((e) => {
@@ -18841,7 +18841,7 @@ var require_States = __commonJS({
 var require_Sync = __commonJS({
   "node_modules/bottleneck/lib/Sync.js"(exports2, module2) {
     "use strict";
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -18850,7 +18850,7 @@ var require_Sync = __commonJS({
         return;
       }
       if (info.done) {
-        resolve8(value);
+        resolve9(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -18858,13 +18858,13 @@ var require_Sync = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve8, reject) {
+        return new Promise(function(resolve9, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -18887,19 +18887,19 @@ var require_Sync = __commonJS({
       _tryToRun() {
         var _this = this;
         return _asyncToGenerator2(function* () {
-          var args, cb, error62, reject, resolve8, returned, task;
+          var args, cb, error62, reject, resolve9, returned, task;
           if (_this._running < 1 && _this._queue.length > 0) {
             _this._running++;
             var _this$_queue$shift = _this._queue.shift();
             task = _this$_queue$shift.task;
             args = _this$_queue$shift.args;
-            resolve8 = _this$_queue$shift.resolve;
+            resolve9 = _this$_queue$shift.resolve;
             reject = _this$_queue$shift.reject;
             cb = yield _asyncToGenerator2(function* () {
               try {
                 returned = yield task(...args);
                 return function() {
-                  return resolve8(returned);
+                  return resolve9(returned);
                 };
               } catch (error1) {
                 error62 = error1;
@@ -18915,16 +18915,16 @@ var require_Sync = __commonJS({
         })();
       }
       schedule(task, ...args) {
-        var promise2, reject, resolve8;
-        resolve8 = reject = null;
+        var promise2, reject, resolve9;
+        resolve9 = reject = null;
         promise2 = new this.Promise(function(_resolve2, _reject) {
-          resolve8 = _resolve2;
+          resolve9 = _resolve2;
           return reject = _reject;
         });
         this._queue.push({
           task,
           args,
-          resolve: resolve8,
+          resolve: resolve9,
           reject
         });
         this._tryToRun();
@@ -18977,7 +18977,7 @@ var require_Group = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -18986,7 +18986,7 @@ var require_Group = __commonJS({
         return;
       }
       if (info.done) {
-        resolve8(value);
+        resolve9(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -18994,13 +18994,13 @@ var require_Group = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve8, reject) {
+        return new Promise(function(resolve9, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -19263,7 +19263,7 @@ var require_Bottleneck = __commonJS({
     function _arrayWithHoles2(arr) {
       if (Array.isArray(arr)) return arr;
     }
-    function asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, key2, arg) {
+    function asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, key2, arg) {
       try {
         var info = gen[key2](arg);
         var value = info.value;
@@ -19272,7 +19272,7 @@ var require_Bottleneck = __commonJS({
         return;
       }
       if (info.done) {
-        resolve8(value);
+        resolve9(value);
       } else {
         Promise.resolve(value).then(_next, _throw);
       }
@@ -19280,13 +19280,13 @@ var require_Bottleneck = __commonJS({
     function _asyncToGenerator2(fn) {
       return function() {
         var self2 = this, args = arguments;
-        return new Promise(function(resolve8, reject) {
+        return new Promise(function(resolve9, reject) {
           var gen = fn.apply(self2, args);
           function _next(value) {
-            asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, "next", value);
+            asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, "next", value);
           }
           function _throw(err2) {
-            asyncGeneratorStep2(gen, resolve8, reject, _next, _throw, "throw", err2);
+            asyncGeneratorStep2(gen, resolve9, reject, _next, _throw, "throw", err2);
           }
           _next(void 0);
         });
@@ -19524,14 +19524,14 @@ var require_Bottleneck = __commonJS({
               counts = this._states.counts;
               return counts[0] + counts[1] + counts[2] + counts[3] === at;
             };
-            return new this.Promise((resolve8, reject) => {
+            return new this.Promise((resolve9, reject) => {
               if (finished7()) {
-                return resolve8();
+                return resolve9();
               } else {
                 return this.on("done", () => {
                   if (finished7()) {
                     this.removeAllListeners("done");
-                    return resolve8();
+                    return resolve9();
                   }
                 });
               }
@@ -19639,9 +19639,9 @@ var require_Bottleneck = __commonJS({
             options2 = parser3.load(options2, this.jobDefaults);
           }
           task = (...args2) => {
-            return new this.Promise(function(resolve8, reject) {
+            return new this.Promise(function(resolve9, reject) {
               return fn(...args2, function(...args3) {
-                return (args3[0] != null ? reject : resolve8)(args3);
+                return (args3[0] != null ? reject : resolve9)(args3);
               });
             });
           };
@@ -20924,7 +20924,7 @@ var require_x509_transport_state = __commonJS({
 // src/action/run-action.ts
 import { randomUUID as randomUUID3 } from "node:crypto";
 import { mkdir as mkdir7, readFile as readFile3 } from "node:fs/promises";
-import { delimiter as delimiter5, dirname as dirname14, isAbsolute as isAbsolute10, join as join37 } from "node:path";
+import { delimiter as delimiter5, dirname as dirname15, isAbsolute as isAbsolute11, join as join37 } from "node:path";
 
 // node_modules/probot/lib/context.js
 var import_deepmerge = __toESM(require_cjs(), 1);
@@ -21771,10 +21771,10 @@ function createMiddleware(options2) {
       options22.log.debug(`${eventName} event received (id: ${id})`);
       let didTimeout = false;
       let timeout;
-      const timeoutPromise = new Promise((resolve8) => {
+      const timeoutPromise = new Promise((resolve9) => {
         timeout = setTimeout(() => {
           didTimeout = true;
-          resolve8(
+          resolve9(
             handleResponse3(
               "still processing\n",
               202,
@@ -21873,7 +21873,7 @@ async function getPayload(request2) {
   return decode(payload);
 }
 function getPayloadFromRequestStream(request2) {
-  return new Promise((resolve8, reject) => {
+  return new Promise((resolve9, reject) => {
     let data = [];
     request2.on(
       "error",
@@ -21882,7 +21882,7 @@ function getPayloadFromRequestStream(request2) {
     request2.on("data", data.push.bind(data));
     request2.on("end", () => {
       const result = concatUint8Array(data);
-      queueMicrotask(() => resolve8(result));
+      queueMicrotask(() => resolve9(result));
     });
   });
 }
@@ -22072,13 +22072,13 @@ var LruObject = class {
 
 // node_modules/probot/lib/helpers/create-deferred-promise.js
 function createDeferredPromise() {
-  let resolve8;
+  let resolve9;
   let reject;
   const promise2 = new Promise((res, rej) => {
-    resolve8 = res;
+    resolve9 = res;
     reject = rej;
   });
-  return { promise: promise2, resolve: resolve8, reject };
+  return { promise: promise2, resolve: resolve9, reject };
 }
 
 // node_modules/probot/lib/octokit/get-authenticated-octokit.js
@@ -22122,9 +22122,9 @@ import { platform as osPlatform } from "node:os";
 import { resolve as pathResolve } from "node:path";
 import { pathToFileURL } from "node:url";
 function wrapExec(exec2) {
-  return (cmd, options2) => new Promise((resolve8, reject) => {
+  return (cmd, options2) => new Promise((resolve9, reject) => {
     exec2(cmd, { windowsHide: true, ...options2 }, (err2, stdout, stderr) => {
-      err2 ? reject(new Error(`Failed executing '${cmd}': ${stderr || err2.message}`)) : resolve8(stdout.trim());
+      err2 ? reject(new Error(`Failed executing '${cmd}': ${stderr || err2.message}`)) : resolve9(stdout.trim());
     });
   });
 }
@@ -27352,7 +27352,7 @@ function getCachedAuthentication(state2, auth22) {
   return newScope === currentScope ? authentication : false;
 }
 async function wait(seconds4) {
-  await new Promise((resolve8) => setTimeout(resolve8, seconds4 * 1e3));
+  await new Promise((resolve9) => setTimeout(resolve9, seconds4 * 1e3));
 }
 async function waitForAccessToken(request2, clientId, clientType, verification) {
   try {
@@ -28220,7 +28220,7 @@ async function sendRequestWithRetries(state2, request2, options2, createdAt, ret
     state2.log.warn(
       `[@octokit/auth-app] Retrying after 401 response to account for token replication delay (retry: ${retries}, wait: ${awaitTime / 1e3}s)`
     );
-    await new Promise((resolve8) => setTimeout(resolve8, awaitTime));
+    await new Promise((resolve9) => setTimeout(resolve9, awaitTime));
     return sendRequestWithRetries(state2, request2, options2, createdAt, retries);
   }
 }
@@ -33900,7 +33900,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve8) {
+function isRecursive(inst, stack, resolve9) {
   const cached4 = recursive.get(inst);
   if (cached4 !== void 0)
     return cached4 ? PROVEN : NONE;
@@ -33910,7 +33910,7 @@ function isRecursive(inst, stack, resolve8) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve8);
+      const answer = isRecursive(child, stack, resolve9);
       if (answer > result)
         result = answer;
     }
@@ -33921,7 +33921,7 @@ function isRecursive(inst, stack, resolve8) {
       const desc = Object.getOwnPropertyDescriptor(sh, key2);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve8) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve9) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -33985,7 +33985,7 @@ function isRecursive(inst, stack, resolve8) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve8 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve9 ? inst._zod.innerType : void 0);
       merge4(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -49855,7 +49855,7 @@ var WorkerPool = class {
       if (this.again) {
         this.again = false;
         this.kick();
-      } else if (this.running.size === 0) for (const resolve8 of this.onIdle.splice(0)) resolve8();
+      } else if (this.running.size === 0) for (const resolve9 of this.onIdle.splice(0)) resolve9();
     });
   }
   async claim() {
@@ -49880,7 +49880,7 @@ var WorkerPool = class {
   /** Resolves when no job is running (for tests and graceful shutdown). */
   idle() {
     if (!this.claiming && this.running.size === 0) return Promise.resolve();
-    return new Promise((resolve8) => this.onIdle.push(resolve8));
+    return new Promise((resolve9) => this.onIdle.push(resolve9));
   }
   /**
    * Starts no more jobs and aborts the running ones (they checkpoint as they stop); waits
@@ -49900,7 +49900,7 @@ async function settlesWithin(work, ms) {
     return true;
   }
   let timer;
-  const late = new Promise((resolve8) => timer = setTimeout(() => resolve8(false), ms));
+  const late = new Promise((resolve9) => timer = setTimeout(() => resolve9(false), ms));
   try {
     return await Promise.race([work.then(() => true), late]);
   } finally {
@@ -49939,12 +49939,12 @@ var RunWaiters = class {
   /** Resolves after `ms`, or sooner when `runId` is (or was) reported complete or `signal` aborts. */
   sleep(runId, ms, signal) {
     if (runId !== void 0 && this.completed.has(runId)) return Promise.resolve();
-    return new Promise((resolve8) => {
+    return new Promise((resolve9) => {
       const done = () => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", done);
         if (runId !== void 0) this.sleepers.get(runId)?.delete(done);
-        resolve8();
+        resolve9();
       };
       const timer = setTimeout(done, ms);
       signal?.addEventListener("abort", done, { once: true });
@@ -50945,10 +50945,10 @@ var inflt = function(dat, st, buf, dict) {
         lpos = pos, lm = null;
         break;
       } else {
-        var add = sym - 254;
+        var add2 = sym - 254;
         if (sym > 264) {
           var i3 = sym - 257, b3 = fleb[i3];
-          add = bits(dat, pos, (1 << b3) - 1) + fl[i3];
+          add2 = bits(dat, pos, (1 << b3) - 1) + fl[i3];
           pos += b3;
         }
         var d = dm[bits16(dat, pos) & dms], dsym = d >> 4;
@@ -50967,7 +50967,7 @@ var inflt = function(dat, st, buf, dict) {
         }
         if (resize)
           cbuf(bt + 131072);
-        var end = bt + add;
+        var end = bt + add2;
         if (bt < dt) {
           var shift = dl - dt, dend = Math.min(dt, end);
           if (shift + bt < 0)
@@ -58045,8 +58045,8 @@ var disconnect = (anyProcess) => {
 // node_modules/execa/lib/utils/deferred.js
 var createDeferred = () => {
   const methods = {};
-  const promise2 = new Promise((resolve8, reject) => {
-    Object.assign(methods, { resolve: resolve8, reject });
+  const promise2 = new Promise((resolve9, reject) => {
+    Object.assign(methods, { resolve: resolve9, reject });
   });
   return Object.assign(promise2, methods);
 };
@@ -59966,7 +59966,7 @@ function prettyMilliseconds(milliseconds, options2) {
     const flooredValue = Math.round(flooredInterimValue) / 10 ** decimalDigits;
     return flooredValue.toFixed(decimalDigits);
   };
-  const add = (value, long, short, valueString) => {
+  const add2 = (value, long, short, valueString) => {
     if ((result.length === 0 || !options2.colonNotation) && isZero(value) && !(options2.colonNotation && short === "m")) {
       return;
     }
@@ -59983,35 +59983,35 @@ function prettyMilliseconds(milliseconds, options2) {
   const parsed = parseMilliseconds(milliseconds);
   const days = BigInt(parsed.days);
   if (options2.hideYearAndDays) {
-    add(BigInt(days) * 24n + BigInt(parsed.hours), "hour", "h");
+    add2(BigInt(days) * 24n + BigInt(parsed.hours), "hour", "h");
   } else {
     if (options2.hideYear) {
-      add(days, "day", "d");
+      add2(days, "day", "d");
     } else {
-      add(days / 365n, "year", "y");
-      add(days % 365n, "day", "d");
+      add2(days / 365n, "year", "y");
+      add2(days % 365n, "day", "d");
     }
-    add(Number(parsed.hours), "hour", "h");
+    add2(Number(parsed.hours), "hour", "h");
   }
-  add(Number(parsed.minutes), "minute", "m");
+  add2(Number(parsed.minutes), "minute", "m");
   if (!options2.hideSeconds) {
     if (options2.separateMilliseconds || options2.formatSubMilliseconds || !options2.colonNotation && milliseconds < 1e3 && !options2.subSecondsAsDecimals) {
       const seconds4 = Number(parsed.seconds);
       const milliseconds2 = Number(parsed.milliseconds);
       const microseconds = Number(parsed.microseconds);
       const nanoseconds = Number(parsed.nanoseconds);
-      add(seconds4, "second", "s");
+      add2(seconds4, "second", "s");
       if (options2.formatSubMilliseconds) {
-        add(milliseconds2, "millisecond", "ms");
-        add(microseconds, "microsecond", "\xB5s");
-        add(nanoseconds, "nanosecond", "ns");
+        add2(milliseconds2, "millisecond", "ms");
+        add2(microseconds, "microsecond", "\xB5s");
+        add2(nanoseconds, "nanosecond", "ns");
       } else {
         const millisecondsAndBelow = milliseconds2 + microseconds / 1e3 + nanoseconds / 1e6;
         const millisecondsDecimalDigits = typeof options2.millisecondsDecimalDigits === "number" ? options2.millisecondsDecimalDigits : 0;
         const roundedMilliseconds = millisecondsAndBelow >= 1 ? Math.round(millisecondsAndBelow) : Math.ceil(millisecondsAndBelow);
         const maximumMilliseconds = 1e3 - 10 ** -millisecondsDecimalDigits;
         const millisecondsString = millisecondsDecimalDigits ? Math.min(millisecondsAndBelow, maximumMilliseconds).toFixed(millisecondsDecimalDigits) : Math.min(roundedMilliseconds, maximumMilliseconds);
-        add(
+        add2(
           Number.parseFloat(millisecondsString),
           "millisecond",
           "ms",
@@ -60023,7 +60023,7 @@ function prettyMilliseconds(milliseconds, options2) {
       const secondsDecimalDigits = typeof options2.secondsDecimalDigits === "number" ? options2.secondsDecimalDigits : 1;
       const secondsFixed = floorDecimals(seconds4, secondsDecimalDigits);
       const secondsString = options2.keepDecimalsOnWholeSeconds ? secondsFixed : secondsFixed.replace(/\.0+$/, "");
-      add(Number.parseFloat(secondsString), "second", "s", secondsString);
+      add2(Number.parseFloat(secondsString), "second", "s", secondsString);
     }
   }
   if (result.length === 0) {
@@ -62602,11 +62602,11 @@ var addConcurrentStream = (concurrentStreams, stream, waitName) => {
   const promises = weakMap.get(stream);
   const promise2 = createDeferred();
   promises.push(promise2);
-  const resolve8 = promise2.resolve.bind(promise2);
-  return { resolve: resolve8, promises };
+  const resolve9 = promise2.resolve.bind(promise2);
+  return { resolve: resolve9, promises };
 };
-var waitForConcurrentStreams = async ({ resolve: resolve8, promises }, subprocess) => {
-  resolve8();
+var waitForConcurrentStreams = async ({ resolve: resolve9, promises }, subprocess) => {
+  resolve9();
   const [isSubprocessExit] = await Promise.race([
     Promise.allSettled([true, subprocess]),
     Promise.all([false, ...promises])
@@ -64465,6 +64465,7 @@ function actionsVerifier(options2) {
   const workflow = options2.workflow ?? VERIFY_WORKFLOW;
   const waiters = options2.waiters ?? new RunWaiters();
   const batches = /* @__PURE__ */ new Map();
+  let announced = 1;
   let branchCounter = 0;
   const { ci, owner, repo } = options2;
   const sleep4 = (runId, ms) => waiters.sleep(runId, ms, options2.signal);
@@ -64566,6 +64567,9 @@ function actionsVerifier(options2) {
     }
   }
   return {
+    expectBatch(size) {
+      announced = Math.max(1, Math.floor(size));
+    },
     run(workspace, selection, extraEnv) {
       if (extraEnv && Object.keys(extraEnv).length > 0)
         return Promise.reject(
@@ -64573,23 +64577,36 @@ function actionsVerifier(options2) {
             "the Actions verifier runs the repository's workflow as it is; instrumented runs (coverage, traces) go to the local sandbox"
           )
         );
-      return new Promise((resolve8, reject) => {
+      return new Promise((resolve9, reject) => {
         const key2 = JSON.stringify(selection);
+        const item = { workspace, resolve: resolve9, reject };
         const waiting = batches.get(key2);
-        const item = { workspace, resolve: resolve8, reject };
         if (waiting) {
-          waiting.push(item);
+          waiting.items.push(item);
+          if (waiting.items.length >= waiting.size) waiting.send();
           return;
         }
-        batches.set(key2, [item]);
-        setTimeout(() => {
-          const items = batches.get(key2) ?? [];
-          batches.delete(key2);
-          runBatch(selection, items).then(
-            (reports) => items.forEach((it, i3) => it.resolve(reports[i3])),
-            (error62) => items.forEach((it) => it.reject(error62))
-          );
-        }, options2.batchWindowMs ?? 25);
+        const size = announced;
+        announced = 1;
+        const batch = {
+          items: [item],
+          size,
+          send: () => {
+            clearTimeout(timer);
+            if (batches.get(key2) !== batch) return;
+            batches.delete(key2);
+            const items = batch.items;
+            runBatch(selection, items).then(
+              (reports) => items.forEach((it, i3) => it.resolve(reports[i3])),
+              (error62) => items.forEach((it) => it.reject(error62))
+            );
+          }
+        };
+        batches.set(key2, batch);
+        const timer = setTimeout(
+          batch.send,
+          size > 1 ? options2.batchHoldMs ?? 1e4 : options2.batchWindowMs ?? 25
+        );
       });
     }
   };
@@ -64672,7 +64689,7 @@ function registerCiTriggers(app, tools) {
 }
 
 // src/app/run-ci-job.ts
-import { dirname as dirname10 } from "node:path";
+import { dirname as dirname11 } from "node:path";
 
 // src/workspace/repo-cache.ts
 import { existsSync } from "node:fs";
@@ -64946,14 +64963,14 @@ async function nextRun(store, job, policy) {
 }
 function sleep(ms, signal) {
   if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve8) => {
+  return new Promise((resolve9) => {
     const timer = setTimeout(() => {
       signal.removeEventListener("abort", onAbort);
-      resolve8(true);
+      resolve9(true);
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
-      resolve8(false);
+      resolve9(false);
     };
     signal.addEventListener("abort", onAbort, { once: true });
   });
@@ -65376,7 +65393,7 @@ var safeJSON = (text2) => {
 };
 
 // node_modules/openai/internal/utils/sleep.mjs
-var sleep2 = (ms, ...signals2) => new Promise((resolve8, reject) => {
+var sleep2 = (ms, ...signals2) => new Promise((resolve9, reject) => {
   const activeSignals = [...new Set(signals2.filter((signal) => signal != null))];
   let timeout;
   let settled = false;
@@ -65408,7 +65425,7 @@ var sleep2 = (ms, ...signals2) => new Promise((resolve8, reject) => {
     return;
   }
   timeout = setTimeout(() => {
-    settle3(resolve8);
+    settle3(resolve9);
   }, ms);
   for (const signal of activeSignals) {
     if (settled) {
@@ -66206,8 +66223,8 @@ function createAbortableSSESource(body, signal) {
   let interrupt;
   const waitForAbort = () => (
     // oxlint-disable-next-line promise/avoid-new -- AbortSignal callbacks need a portable Promise bridge.
-    new Promise((resolve8) => {
-      interrupt = resolve8;
+    new Promise((resolve9) => {
+      interrupt = resolve9;
     })
   );
   const cancel = () => {
@@ -67144,8 +67161,8 @@ function resolveDataResidency(options2) {
 var _APIPromise_client;
 var APIPromise = class _APIPromise extends Promise {
   constructor(client, responsePromise, parseResponse2 = defaultParseResponse) {
-    super((resolve8) => {
-      resolve8(null);
+    super((resolve9) => {
+      resolve9(null);
     });
     this.responsePromise = responsePromise;
     this.parseResponse = parseResponse2;
@@ -70203,12 +70220,12 @@ var EventStream = class {
     _EventStream_aborted.set(this, false);
     _EventStream_catchingPromiseCreated.set(this, false);
     _EventStream_terminalFailure.set(this, void 0);
-    __classPrivateFieldSet(this, _EventStream_connectedPromise, new Promise((resolve8, reject) => {
-      __classPrivateFieldSet(this, _EventStream_resolveConnectedPromise, resolve8, "f");
+    __classPrivateFieldSet(this, _EventStream_connectedPromise, new Promise((resolve9, reject) => {
+      __classPrivateFieldSet(this, _EventStream_resolveConnectedPromise, resolve9, "f");
       __classPrivateFieldSet(this, _EventStream_rejectConnectedPromise, reject, "f");
     }), "f");
-    __classPrivateFieldSet(this, _EventStream_endPromise, new Promise((resolve8, reject) => {
-      __classPrivateFieldSet(this, _EventStream_resolveEndPromise, resolve8, "f");
+    __classPrivateFieldSet(this, _EventStream_endPromise, new Promise((resolve9, reject) => {
+      __classPrivateFieldSet(this, _EventStream_resolveEndPromise, resolve9, "f");
       __classPrivateFieldSet(this, _EventStream_rejectEndPromise, reject, "f");
     }), "f");
     __classPrivateFieldGet(this, _EventStream_connectedPromise, "f").catch(() => void 0);
@@ -70346,7 +70363,7 @@ var EventStream = class {
    *   const message = await stream.emitted('message') // rejects if the stream errors
    */
   emitted(event) {
-    return new Promise((resolve8, reject) => {
+    return new Promise((resolve9, reject) => {
       __classPrivateFieldSet(this, _EventStream_catchingPromiseCreated, true, "f");
       const onError = (error62) => {
         this.off(event, onEvent);
@@ -70356,7 +70373,7 @@ var EventStream = class {
         if (event !== "error") {
           this.off("error", onError);
         }
-        resolve8(values.length > 1 ? values : values[0]);
+        resolve9(values.length > 1 ? values : values[0]);
       };
       if (event !== "error") {
         __classPrivateFieldGet(this, _EventStream_instances, "m", _EventStream_onceForEmitted).call(this, "error", onError);
@@ -70572,8 +70589,8 @@ var EventStream = class {
         if (ended) {
           return Promise.resolve(doneResult());
         }
-        return new Promise((resolve8, reject) => {
-          readQueue.enqueue({ resolve: resolve8, reject });
+        return new Promise((resolve9, reject) => {
+          readQueue.enqueue({ resolve: resolve9, reject });
         });
       },
       return: () => {
@@ -79322,8 +79339,8 @@ _AgentToolDispatcher_handlers = /* @__PURE__ */ new WeakMap(), _AgentToolDispatc
     try {
       await __classPrivateFieldGet(this, _AgentToolDispatcher_instances, "m", _AgentToolDispatcher_wait).call(this, () => (
         // oxlint-disable-next-line promise/avoid-new -- Own the registration timer so cancellation clears it promptly.
-        new Promise((resolve8) => {
-          timer = setTimeout(resolve8, delay);
+        new Promise((resolve9) => {
+          timer = setTimeout(resolve9, delay);
         })
       ));
     } finally {
@@ -81107,7 +81124,7 @@ var Steps = class extends APIResource {
 
 // node_modules/openai/lib/polling.mjs
 function sleepUntilAborted(milliseconds, signal) {
-  return new Promise((resolve8, reject) => {
+  return new Promise((resolve9, reject) => {
     let timer;
     let registered;
     let settled = false;
@@ -81156,7 +81173,7 @@ function sleepUntilAborted(milliseconds, signal) {
       }
       settled = true;
       cleanup();
-      resolve8();
+      resolve9();
     }, milliseconds);
     registered = abort;
     try {
@@ -89656,11 +89673,11 @@ function retryAfterMs(headers) {
   return Number.isFinite(wait2) ? Math.min(Math.max(0, wait2), MAX_RETRY_AFTER_MS) : void 0;
 }
 function sleep3(ms, signal) {
-  return new Promise((resolve8, reject) => {
+  return new Promise((resolve9, reject) => {
     if (signal?.aborted) return reject(new APIUserAbortError());
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
-      resolve8();
+      resolve9();
     }, ms);
     const onAbort = () => {
       clearTimeout(timer);
@@ -92308,7 +92325,7 @@ async function symbolsOf(path12, source) {
   if (!grammar) return [];
   const tree = await parseSource(grammar, source);
   const out = [];
-  const add = (node2, outer, kind, name) => {
+  const add2 = (node2, outer, kind, name) => {
     if (!name) return;
     const startLine = node2.startPosition.row + 1;
     const body = node2.childForFieldName("body") ?? node2.childForFieldName("value")?.childForFieldName("body") ?? node2.childForFieldName("right")?.childForFieldName("body");
@@ -92332,23 +92349,23 @@ async function symbolsOf(path12, source) {
       if (/^(function_definition|function_declaration|method_definition|generator_function_declaration)$/.test(
         target.type
       ))
-        add(target, child, inClass ? "method" : "function", inClass ? `${inClass}.${name}` : name);
+        add2(target, child, inClass ? "method" : "function", inClass ? `${inClass}.${name}` : name);
       else if (/^class_(definition|declaration)$/.test(target.type)) {
-        add(target, child, "class", name);
+        add2(target, child, "class", name);
         const body = target.childForFieldName("body");
         if (body) visit2(body, name);
       } else if (target.type === "lexical_declaration" || target.type === "variable_declaration") {
         for (const d of target.namedChildren) {
           const value = d?.childForFieldName("value");
           if (d && value && FUNCTION_VALUE.test(value.type))
-            add(d, child, "function", d.childForFieldName("name")?.text);
+            add2(d, child, "function", d.childForFieldName("name")?.text);
         }
       } else if (!inClass && target.type === "expression_statement") {
         const assignment = target.namedChildren[0];
         const right = assignment?.type === "assignment_expression" ? assignment.childForFieldName("right") : null;
         const left = assignment?.childForFieldName("left");
         if (assignment && right && left && FUNCTION_VALUE.test(right.type) && /^(identifier|member_expression)$/.test(left.type))
-          add(assignment, child, "function", left.text);
+          add2(assignment, child, "function", left.text);
       }
     }
   };
@@ -94369,7 +94386,7 @@ function onDiskKnowledge(workspace) {
   const build = () => {
     index = new RetrievalIndex();
     let files = 0;
-    const add = (path12) => {
+    const add2 = (path12) => {
       if (files++ > MAX_FILES) return;
       const text2 = tryReadWorktreeTextSync(workspace, relative4(workspace, path12), { maxBytes: 512 * 1024 });
       if (text2 === void 0) return;
@@ -94387,11 +94404,11 @@ function onDiskKnowledge(workspace) {
         if (entry.isSymbolicLink()) continue;
         const full = join14(dir, entry.name);
         if (entry.isDirectory()) walk(full, accept, depth - 1);
-        else if (entry.isFile() && accept(entry.name) && (plain(full)?.size ?? Infinity) < 512 * 1024) add(full);
+        else if (entry.isFile() && accept(entry.name) && (plain(full)?.size ?? Infinity) < 512 * 1024) add2(full);
       }
     };
     for (const name of readdirSync2(workspace))
-      if (/^readme/i.test(name) && plain(join14(workspace, name))?.isFile()) add(join14(workspace, name));
+      if (/^readme/i.test(name) && plain(join14(workspace, name))?.isFile()) add2(join14(workspace, name));
     walk(join14(workspace, "docs"), (n2) => /\.(md|rst|txt)$/.test(n2), 4);
     walk(join14(workspace, "node_modules"), (n2) => n2.endsWith(".d.ts"), 3);
     for (const venv of [".venv", "venv"]) {
@@ -95007,7 +95024,7 @@ function applyMutation(source, m) {
 async function generateMutations(grammar, file2, source, lines, mutateNode3) {
   const tree = await parseSource(grammar, source);
   const out = [];
-  const add = (node2, replacement, family, prior, description) => {
+  const add2 = (node2, replacement, family, prior, description) => {
     if (replacement === node2.text) return;
     out.push({
       file: file2,
@@ -95021,7 +95038,7 @@ async function generateMutations(grammar, file2, source, lines, mutateNode3) {
     });
   };
   const visit2 = (node2) => {
-    if (lines.has(node2.startPosition.row + 1)) mutateNode3(node2, add);
+    if (lines.has(node2.startPosition.row + 1)) mutateNode3(node2, add2);
     for (const child of node2.namedChildren) if (child) visit2(child);
   };
   visit2(tree.rootNode);
@@ -95180,7 +95197,7 @@ var STATEMENTS = /* @__PURE__ */ new Set([
 function jsMutations(file2, source, lines, grammar = "javascript") {
   return generateMutations(grammar, file2, source, lines, mutateNode);
 }
-function mutateNode(node2, add) {
+function mutateNode(node2, add2) {
   switch (node2.type) {
     case "binary_expression": {
       const op = node2.childForFieldName("operator");
@@ -95188,21 +95205,21 @@ function mutateNode(node2, add) {
       const right = node2.childForFieldName("right");
       if (!op || !left || !right) break;
       for (const [to, prior] of Object.entries(COMPARISON[op.type] ?? {}))
-        add(op, to, "comparison-swap", prior, `\`${op.type}\` \u2192 \`${to}\``);
+        add2(op, to, "comparison-swap", prior, `\`${op.type}\` \u2192 \`${to}\``);
       for (const [to, prior] of Object.entries(ARITHMETIC[op.type] ?? {}))
-        add(op, to, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to}\``);
+        add2(op, to, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to}\``);
       for (const [to, prior] of Object.entries(BITWISE[op.type] ?? {}))
-        add(op, to, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to}\``);
+        add2(op, to, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to}\``);
       const logical = LOGICAL[op.type];
       if (logical) {
-        add(op, logical, "boolean-swap", 1, `\`${op.type}\` \u2192 \`${logical}\``);
-        add(node2, left.text, "drop-condition", 0.6, `drop \`${right.text}\``);
-        add(node2, right.text, "drop-condition", 0.6, `drop \`${left.text}\``);
+        add2(op, logical, "boolean-swap", 1, `\`${op.type}\` \u2192 \`${logical}\``);
+        add2(node2, left.text, "drop-condition", 0.6, `drop \`${right.text}\``);
+        add2(node2, right.text, "drop-condition", 0.6, `drop \`${left.text}\``);
       } else if (ARITHMETIC[op.type]) {
-        add(node2, left.text, "drop-operand", 0.6, `\`${node2.text}\` \u2192 \`${left.text}\``);
-        add(node2, right.text, "drop-operand", 0.4, `\`${node2.text}\` \u2192 \`${right.text}\``);
+        add2(node2, left.text, "drop-operand", 0.6, `\`${node2.text}\` \u2192 \`${left.text}\``);
+        add2(node2, right.text, "drop-operand", 0.4, `\`${node2.text}\` \u2192 \`${right.text}\``);
         if (NON_COMMUTATIVE.has(op.type))
-          add(node2, `${right.text} ${op.type} ${left.text}`, "swap-arguments", 0.5, `swap operands of \`${op.type}\``);
+          add2(node2, `${right.text} ${op.type} ${left.text}`, "swap-arguments", 0.5, `swap operands of \`${op.type}\``);
       }
       break;
     }
@@ -95211,50 +95228,50 @@ function mutateNode(node2, add) {
       const base = op?.type.slice(0, -1) ?? "";
       if (op)
         for (const [to, prior] of Object.entries(ARITHMETIC[base] ?? {}))
-          add(op, `${to}=`, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to}=\``);
+          add2(op, `${to}=`, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to}=\``);
       if (op)
         for (const [to, prior] of Object.entries(BITWISE[base] ?? {}))
-          add(op, `${to}=`, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to}=\``);
+          add2(op, `${to}=`, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to}=\``);
       break;
     }
     case "update_expression": {
       const text2 = node2.text;
-      if (text2.includes("++")) add(node2, text2.replace("++", "--"), "arithmetic-swap", 0.8, "`++` \u2192 `--`");
-      else if (text2.includes("--")) add(node2, text2.replace("--", "++"), "arithmetic-swap", 0.8, "`--` \u2192 `++`");
+      if (text2.includes("++")) add2(node2, text2.replace("++", "--"), "arithmetic-swap", 0.8, "`++` \u2192 `--`");
+      else if (text2.includes("--")) add2(node2, text2.replace("--", "++"), "arithmetic-swap", 0.8, "`--` \u2192 `++`");
       break;
     }
     case "unary_expression": {
       const op = node2.childForFieldName("operator");
       const argument = node2.childForFieldName("argument");
-      if (op?.type === "!" && argument) add(node2, argument.text, "negate-condition", 0.9, "remove `!`");
-      if (op?.type === "-" && argument) add(node2, argument.text, "arithmetic-swap", 0.6, "remove unary minus");
+      if (op?.type === "!" && argument) add2(node2, argument.text, "negate-condition", 0.9, "remove `!`");
+      if (op?.type === "-" && argument) add2(node2, argument.text, "arithmetic-swap", 0.6, "remove unary minus");
       break;
     }
     case "number": {
       const value = Number(node2.text);
       if (Number.isSafeInteger(value)) {
-        add(node2, String(value + 1), "off-by-one", 0.8, `${node2.text} \u2192 ${value + 1}`);
-        add(node2, String(value - 1), "off-by-one", 0.8, `${node2.text} \u2192 ${value - 1}`);
+        add2(node2, String(value + 1), "off-by-one", 0.8, `${node2.text} \u2192 ${value + 1}`);
+        add2(node2, String(value - 1), "off-by-one", 0.8, `${node2.text} \u2192 ${value - 1}`);
       }
       break;
     }
     case "true":
-      add(node2, "false", "return-change", 0.4, "`true` \u2192 `false`");
+      add2(node2, "false", "return-change", 0.4, "`true` \u2192 `false`");
       break;
     case "false":
-      add(node2, "true", "return-change", 0.4, "`false` \u2192 `true`");
+      add2(node2, "true", "return-change", 0.4, "`false` \u2192 `true`");
       break;
     case "identifier":
-      mutateIdentifier(node2, add);
+      mutateIdentifier(node2, add2);
       break;
     case "call_expression":
-      mutateCall(node2, add);
+      mutateCall(node2, add2);
       break;
     case "subscript_expression": {
       const index = node2.childForFieldName("index");
       if (index && index.type !== "number" && index.type !== "string") {
-        add(index, `${index.text} + 1`, "off-by-one", 0.6, `\`[${index.text}]\` \u2192 \`[${index.text} + 1]\``);
-        add(index, `${index.text} - 1`, "off-by-one", 0.6, `\`[${index.text}]\` \u2192 \`[${index.text} - 1]\``);
+        add2(index, `${index.text} + 1`, "off-by-one", 0.6, `\`[${index.text}]\` \u2192 \`[${index.text} + 1]\``);
+        add2(index, `${index.text} - 1`, "off-by-one", 0.6, `\`[${index.text}]\` \u2192 \`[${index.text} - 1]\``);
       }
       break;
     }
@@ -95263,10 +95280,10 @@ function mutateNode(node2, add) {
       const condition = node2.childForFieldName("condition");
       const inner = condition?.type === "parenthesized_expression" ? condition.namedChildren[0] : condition;
       if (inner) {
-        add(inner, `!(${inner.text})`, "negate-condition", 0.7, `negate \`${inner.text}\``);
-        add(inner, "true", "drop-condition", 0.3, `condition \`${inner.text}\` \u2192 always`);
+        add2(inner, `!(${inner.text})`, "negate-condition", 0.7, `negate \`${inner.text}\``);
+        add2(inner, "true", "drop-condition", 0.3, `condition \`${inner.text}\` \u2192 always`);
         if (node2.type === "if_statement")
-          add(inner, "false", "drop-condition", 0.2, `condition \`${inner.text}\` \u2192 never`);
+          add2(inner, "false", "drop-condition", 0.2, `condition \`${inner.text}\` \u2192 never`);
       }
       break;
     }
@@ -95277,7 +95294,7 @@ function mutateNode(node2, add) {
         const op = test.childForFieldName("operator");
         if (op)
           for (const [to, prior] of Object.entries(COMPARISON[op.type] ?? {}))
-            add(op, to, "off-by-one", prior * 0.9, `loop bound \`${op.type}\` \u2192 \`${to}\``);
+            add2(op, to, "off-by-one", prior * 0.9, `loop bound \`${op.type}\` \u2192 \`${to}\``);
       }
       break;
     }
@@ -95285,35 +95302,35 @@ function mutateNode(node2, add) {
       const condition = node2.childForFieldName("condition");
       const consequence = node2.childForFieldName("consequence");
       const alternative = node2.childForFieldName("alternative");
-      if (condition) add(condition, `!(${condition.text})`, "negate-condition", 0.7, `negate \`${condition.text}\``);
+      if (condition) add2(condition, `!(${condition.text})`, "negate-condition", 0.7, `negate \`${condition.text}\``);
       if (consequence && alternative) {
-        add(node2, consequence.text, "drop-condition", 0.3, `always \`${consequence.text}\``);
-        add(node2, alternative.text, "drop-condition", 0.3, `always \`${alternative.text}\``);
+        add2(node2, consequence.text, "drop-condition", 0.3, `always \`${consequence.text}\``);
+        add2(node2, alternative.text, "drop-condition", 0.3, `always \`${alternative.text}\``);
       }
       break;
     }
     case "return_statement": {
       const value = node2.namedChildren[0];
       if (value && /binary_expression|unary_expression|call_expression|identifier/.test(value.type))
-        add(value, `!(${value.text})`, "return-change", 0.3, `return the negation of \`${value.text}\``);
+        add2(value, `!(${value.text})`, "return-change", 0.3, `return the negation of \`${value.text}\``);
       break;
     }
   }
   if (STATEMENTS.has(node2.type) && node2.parent?.type === "statement_block") {
     const siblings = node2.parent.namedChildren.filter((c4) => c4 && c4.type !== "comment");
     if (node2.type !== "lexical_declaration" && node2.type !== "variable_declaration" && (siblings.length > 1 || node2.type !== "return_statement")) {
-      add(
+      add2(
         node2,
         ";",
         "remove-statement",
         node2.type === "return_statement" ? 0.2 : 0.5,
         `remove \`${node2.text.split("\n")[0]?.slice(0, 60) ?? ""}\``
       );
-      guardStatement(node2, add);
+      guardStatement(node2, add2);
     }
   }
 }
-function guardStatement(node2, add) {
+function guardStatement(node2, add2) {
   const conditions = guardConditions(node2, JS_SCOPE, {
     type: "subscript_expression",
     inRange: (sub) => {
@@ -95323,7 +95340,7 @@ function guardStatement(node2, add) {
     }
   });
   for (const condition of conditions)
-    add(
+    add2(
       node2,
       `if (${condition}) { ${node2.text} }`,
       "guard-statement",
@@ -95331,13 +95348,13 @@ function guardStatement(node2, add) {
       `guard \`${node2.text.split("\n")[0]?.slice(0, 60) ?? ""}\` with \`if (${condition})\``
     );
 }
-function mutateCall(node2, add) {
+function mutateCall(node2, add2) {
   const fn = node2.childForFieldName("function");
   const args = node2.childForFieldName("arguments");
   const name = fn?.type === "identifier" ? fn : fn?.type === "member_expression" ? fn.childForFieldName("property") : void 0;
   if (name)
     for (const to of (Object.hasOwn(METHOD_PAIRS, name.text) ? METHOD_PAIRS[name.text] : void 0) ?? [])
-      add(name, to, "function-swap", 0.7, `\`${name.text}\` \u2192 \`${to}\``);
+      add2(name, to, "function-swap", 0.7, `\`${name.text}\` \u2192 \`${to}\``);
   const positional = (args?.namedChildren ?? []).filter((a2) => a2 !== null && a2.type !== "comment");
   for (let i3 = 0; args && i3 + 1 < positional.length; i3++) {
     const a2 = positional[i3];
@@ -95345,17 +95362,17 @@ function mutateCall(node2, add) {
     const text2 = args.text;
     const offset = args.startIndex;
     const swapped = text2.slice(0, a2.startIndex - offset) + b3.text + text2.slice(a2.endIndex - offset, b3.startIndex - offset) + a2.text + text2.slice(b3.endIndex - offset);
-    add(args, swapped, "swap-arguments", 0.6, `swap \`${a2.text}\` and \`${b3.text}\``);
+    add2(args, swapped, "swap-arguments", 0.6, `swap \`${a2.text}\` and \`${b3.text}\``);
   }
   if (name && /^(slice|substring|substr|splice)$/.test(name.text)) {
     for (const arg of positional) {
       if (arg.type === "number") continue;
-      add(arg, `${arg.text} + 1`, "off-by-one", 0.6, `\`${arg.text}\` \u2192 \`${arg.text} + 1\``);
-      add(arg, `${arg.text} - 1`, "off-by-one", 0.6, `\`${arg.text}\` \u2192 \`${arg.text} - 1\``);
+      add2(arg, `${arg.text} + 1`, "off-by-one", 0.6, `\`${arg.text}\` \u2192 \`${arg.text} + 1\``);
+      add2(arg, `${arg.text} - 1`, "off-by-one", 0.6, `\`${arg.text}\` \u2192 \`${arg.text} - 1\``);
     }
   }
 }
-function mutateIdentifier(node2, add) {
+function mutateIdentifier(node2, add2) {
   const parent = node2.parent;
   if (!parent || node2.text === "undefined") return;
   if (parent.type === "call_expression" && parent.childForFieldName("function")?.id === node2.id) return;
@@ -95370,7 +95387,7 @@ function mutateIdentifier(node2, add) {
   const variables = variablesOf(scope, JS_SCOPE);
   if (!variables.includes(node2.text)) return;
   for (const other of variables)
-    if (other !== node2.text) add(node2, other, "variable-replace", 0.5, `\`${node2.text}\` \u2192 \`${other}\``);
+    if (other !== node2.text) add2(node2, other, "variable-replace", 0.5, `\`${node2.text}\` \u2192 \`${other}\``);
 }
 var JS_SCOPE = {
   functions: /* @__PURE__ */ new Set([
@@ -95399,15 +95416,15 @@ var OPERATIONS = /* @__PURE__ */ new Set(["binary_operator", "binary_expression"
 var WRAPPERS = /* @__PURE__ */ new Set(["parenthesized_expression", "argument_list", "arguments"]);
 function loopGuardMutations(grammar, file2, source, lines, options2 = {}) {
   const prior = options2.looping ? LOOPING_PRIOR : PRIOR;
-  return generateMutations(grammar, file2, source, lines, (node2, add) => {
+  return generateMutations(grammar, file2, source, lines, (node2, add2) => {
     if (node2.type !== "while_statement") return;
     const condition = node2.childForFieldName("condition");
-    if (condition) squareOperands(condition, add, prior);
+    if (condition) squareOperands(condition, add2, prior);
   });
 }
-function squareOperands(node2, add, prior) {
+function squareOperands(node2, add2, prior) {
   if (node2.type === "identifier" && isOperand(node2)) {
-    add(
+    add2(
       node2,
       `${node2.text} ** 2`,
       "square-operand",
@@ -95417,7 +95434,7 @@ function squareOperands(node2, add, prior) {
     return;
   }
   if (node2.type === "lambda" || node2.type === "arrow_function" || node2.type === "function_expression") return;
-  for (const child of node2.namedChildren) if (child) squareOperands(child, add, prior);
+  for (const child of node2.namedChildren) if (child) squareOperands(child, add2, prior);
 }
 function isOperand(node2) {
   let parent = node2.parent;
@@ -95481,7 +95498,7 @@ function readWatchdogTimeouts(report2, workspace) {
 // src/engine/template/js-spectra.ts
 import { readdir } from "node:fs/promises";
 import { join as join15 } from "node:path";
-import { fileURLToPath as fileURLToPath8 } from "node:url";
+import { fileURLToPath as fileURLToPath10 } from "node:url";
 
 // src/engine/template/reported-files.ts
 function reportedFileFilter(workspace) {
@@ -95528,6 +95545,134 @@ async function readRunOutput(path12, maxBytes) {
   } finally {
     await handle2.close();
   }
+}
+
+// src/verify/coverage-preload.ts
+import { fileURLToPath as fileURLToPath8 } from "node:url";
+var COVERAGE_PRELOAD = fileURLToPath8(
+  new URL("../../resources/node/autogen-coverage-scripts.cjs", new URL("../../src/verify/coverage-preload.ts", import.meta.url).href)
+);
+var COVERAGE_SCRIPTS_PREFIX = "autogen-scripts-";
+
+// src/engine/template/source-map.ts
+import { dirname as dirname5, isAbsolute as isAbsolute5, resolve as resolve5 } from "node:path";
+import { fileURLToPath as fileURLToPath9 } from "node:url";
+var MAX_MAP_CHARS = 16 * 1024 * 1024;
+var MAX_LOOKUPS = 2e8;
+var scriptRecordSchema = external_exports.object({
+  filename: external_exports.string().max(4096),
+  length: external_exports.int().nonnegative(),
+  lineOffset: external_exports.int(),
+  columnOffset: external_exports.int(),
+  lines: external_exports.array(external_exports.int().nonnegative()).max(1e6),
+  map: external_exports.string().max(MAX_MAP_CHARS)
+});
+var mapSchema = external_exports.object({
+  version: external_exports.literal(3),
+  sources: external_exports.array(external_exports.string().max(4096).nullable()).max(1e4),
+  sourceRoot: external_exports.string().max(4096).optional().nullable(),
+  mappings: external_exports.string().max(MAX_MAP_CHARS)
+});
+function parseInlineMap(url2) {
+  const match = /^data:application\/json((?:;[\w-]+=[\w-]+)*)(;base64)?,/i.exec(url2);
+  if (!match) return void 0;
+  const payload = url2.slice(match[0].length);
+  try {
+    const text2 = match[2] ? Buffer.from(payload, "base64").toString("utf8") : decodeURIComponent(payload);
+    if (text2.length > MAX_MAP_CHARS) return void 0;
+    const parsed = mapSchema.safeParse(JSON.parse(text2));
+    return parsed.success ? parsed.data : void 0;
+  } catch {
+    return void 0;
+  }
+}
+var BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+var DIGIT = new Map([...BASE64].map((c4, i3) => [c4, i3]));
+function decodeSegments(mappings, record2) {
+  const starts = [];
+  let at = 0;
+  for (const length of record2.lines) {
+    starts.push(at);
+    at += length + 1;
+  }
+  const segments = [];
+  const state2 = [0, 0, 0, 0];
+  let generatedLine = 0;
+  for (const group of mappings.split(";")) {
+    let column = 0;
+    if (group.length > 0)
+      for (const text2 of group.split(",")) {
+        const fields = decodeVlq(text2);
+        if (!fields || fields.length === 0) return void 0;
+        column += fields[0] ?? 0;
+        if (fields.length < 4) continue;
+        for (let i3 = 0; i3 < 3; i3++) state2[i3] = (state2[i3] ?? 0) + (fields[i3 + 1] ?? 0);
+        const line = generatedLine - record2.lineOffset;
+        const start = starts[line];
+        const inLine = column - (line === 0 ? record2.columnOffset : 0);
+        if (start === void 0 || inLine < 0 || inLine > (record2.lines[line] ?? 0)) continue;
+        const [source = 0, originalLine = 0, originalColumn = 0] = state2;
+        if (source < 0 || originalLine < 0) return void 0;
+        segments.push({ offset: start + inLine, source, line: originalLine + 1, column: originalColumn });
+      }
+    generatedLine += 1;
+  }
+  return segments;
+}
+function decodeVlq(text2) {
+  const values = [];
+  let value = 0;
+  let shift = 0;
+  for (const char of text2) {
+    const digit = DIGIT.get(char);
+    if (digit === void 0 || shift > 30) return void 0;
+    value += (digit & 31) << shift;
+    if (digit & 32) shift += 5;
+    else {
+      values.push(value & 1 ? -(value >>> 1) : value >>> 1);
+      value = 0;
+      shift = 0;
+    }
+  }
+  return shift === 0 ? values : void 0;
+}
+function sourcePath(scriptPath, source, sourceRoot) {
+  const joined = sourceRoot && !isAbsolute5(source) && !source.includes(":") ? `${sourceRoot.replace(/\/?$/, "/")}${source}` : source;
+  try {
+    if (joined.startsWith("file:")) return fileURLToPath9(joined);
+  } catch {
+    return void 0;
+  }
+  if (/^[a-z][\w+.-]*:/i.test(joined)) return void 0;
+  return resolve5(dirname5(scriptPath), joined);
+}
+function mappedLineCounts(record2, mappings, ranges) {
+  const segments = decodeSegments(mappings, record2);
+  if (!segments || segments.length * ranges.length > MAX_LOOKUPS) return void 0;
+  const innermost2 = (offset) => {
+    let best;
+    for (const r2 of ranges)
+      if (r2.startOffset <= offset && offset < r2.endOffset && (!best || r2.endOffset - r2.startOffset <= best.endOffset - best.startOffset))
+        best = r2;
+    return best;
+  };
+  const first2 = /* @__PURE__ */ new Map();
+  for (const segment of segments) {
+    const key2 = `${String(segment.source)}:${String(segment.line)}`;
+    const seen = first2.get(key2);
+    if (seen && seen.column < segment.column) continue;
+    const range2 = innermost2(segment.offset);
+    if (!seen || seen.column > segment.column || range2 && (!seen.range || range2.endOffset - range2.startOffset < seen.range.endOffset - seen.range.startOffset))
+      first2.set(key2, { column: segment.column, range: range2, source: segment.source, line: segment.line });
+  }
+  const counts = /* @__PURE__ */ new Map();
+  for (const { range: range2, source, line } of first2.values()) {
+    if (!range2) continue;
+    const byLine = counts.get(source) ?? /* @__PURE__ */ new Map();
+    byLine.set(line, range2.count);
+    counts.set(source, byLine);
+  }
+  return counts;
 }
 
 // src/engine/template/js-spectra.ts
@@ -95639,47 +95784,100 @@ var CoverageReader = class {
       const report2 = await verifier.run(this.workspace, selection, env, limit2);
       const started = performance.now();
       const counts = /* @__PURE__ */ new Map();
-      for (const name of await readdir(dir)) {
+      const names2 = await readdir(dir);
+      const scripts = await readScriptRecords(dir, names2);
+      for (const name of names2) {
         if (!name.endsWith(".json")) continue;
         const raw = await readRunOutput(join15(dir, name), 256 * 1024 * 1024);
         if (raw === void 0) continue;
-        const parsed = coverageSchema.safeParse(JSON.parse(raw));
+        const parsed = coverageSchema.safeParse(parseJson(raw));
         if (!parsed.success) continue;
-        for (const script of parsed.data.result) await this.add(counts, script);
+        for (const script of parsed.data.result) await this.add(counts, script, scripts);
       }
       return { report: report2, counts, readSeconds: (performance.now() - started) / 1e3 };
     } finally {
       await removeTempDir(dir);
     }
   }
-  async add(counts, script) {
+  async add(counts, script, scripts) {
     if (!script.url.startsWith("file://")) return;
     let path12;
     try {
-      path12 = fileURLToPath8(script.url);
+      path12 = fileURLToPath10(script.url);
     } catch {
       return;
     }
-    if (path12.includes("/node_modules/") || path12 === NODE_WATCHDOG) return;
+    if (path12.includes("/node_modules/") || path12 === NODE_WATCHDOG || path12 === COVERAGE_PRELOAD) return;
     const relative7 = this.safe.accept(path12, { absolute: true });
     if (relative7 === void 0) return;
+    const ranges = script.functions.flatMap((f2) => f2.ranges);
+    const length = Math.max(0, ...ranges.map((r2) => r2.endOffset));
+    const record2 = scripts.get(`${path12}\0${String(length)}`);
+    if (record2 && await this.addMapped(counts, path12, record2, ranges)) return;
+    add(counts, relative7, lineCounts(await this.source(relative7), ranges));
+  }
+  async source(relative7) {
     const source = this.sources.get(relative7) ?? await readWorktreeText(this.workspace, relative7);
     this.sources.set(relative7, source);
-    const byLine = counts.get(relative7) ?? /* @__PURE__ */ new Map();
-    for (const [line, count2] of lineCounts(
-      source,
-      script.functions.flatMap((f2) => f2.ranges)
-    ))
-      byLine.set(line, (byLine.get(line) ?? 0) + count2);
-    counts.set(relative7, byLine);
+    return source;
+  }
+  /** False when the map is malformed or does not fit the script (the caller then reads the text on disk). */
+  async addMapped(counts, path12, record2, ranges) {
+    const map2 = parseInlineMap(record2.map);
+    if (!map2) return false;
+    const bySource = mappedLineCounts(record2, map2.mappings, ranges);
+    if (!bySource) return false;
+    for (const [index, byLine] of bySource) {
+      const name = map2.sources[index];
+      const original = name ? sourcePath(path12, name, map2.sourceRoot) : void 0;
+      if (original === void 0 || original.includes("/node_modules/")) continue;
+      const relative7 = this.safe.accept(original, { absolute: true });
+      if (relative7 === void 0) continue;
+      const code2 = codeLines(await this.source(relative7));
+      add(counts, relative7, new Map([...byLine].filter(([line]) => code2.has(line))));
+    }
+    return true;
   }
 };
+function add(counts, relative7, lines) {
+  const byLine = counts.get(relative7) ?? /* @__PURE__ */ new Map();
+  for (const [line, count2] of lines) byLine.set(line, (byLine.get(line) ?? 0) + count2);
+  counts.set(relative7, byLine);
+}
+async function readScriptRecords(dir, names2) {
+  const records = /* @__PURE__ */ new Map();
+  for (const name of names2) {
+    if (!name.startsWith(COVERAGE_SCRIPTS_PREFIX) || !name.endsWith(".jsonl")) continue;
+    const raw = await readRunOutput(join15(dir, name), 256 * 1024 * 1024);
+    for (const line of raw?.split("\n") ?? []) {
+      if (!line) continue;
+      const parsed = scriptRecordSchema.safeParse(parseJson(line));
+      if (parsed.success) records.set(`${parsed.data.filename}\0${String(parsed.data.length)}`, parsed.data);
+    }
+  }
+  return records;
+}
+function parseJson(text2) {
+  try {
+    return JSON.parse(text2);
+  } catch {
+    return void 0;
+  }
+}
+function codeLines(source) {
+  const lines = /* @__PURE__ */ new Set();
+  source.split("\n").forEach((text2, index) => {
+    if (/\S/.test(text2) && !CLOSING_OR_COMMENT.test(text2)) lines.add(index + 1);
+  });
+  return lines;
+}
+var CLOSING_OR_COMMENT = /^\s*(\/\/|\*|\/\*|})/;
 function lineCounts(source, ranges) {
   const counts = /* @__PURE__ */ new Map();
   let offset = 0;
   source.split("\n").forEach((text2, index) => {
     const first2 = text2.search(/\S/);
-    if (first2 >= 0 && !/^\s*(\/\/|\*|\/\*|})/.test(text2)) {
+    if (first2 >= 0 && !CLOSING_OR_COMMENT.test(text2)) {
       const at = offset + first2;
       let best;
       for (const r2 of ranges) {
@@ -95764,13 +95962,13 @@ var SIMPLE_STATEMENTS = /* @__PURE__ */ new Set([
 function pythonMutations(file2, source, lines) {
   return generateMutations("python", file2, source, lines, mutateNode2);
 }
-function mutateNode2(node2, add) {
+function mutateNode2(node2, add2) {
   switch (node2.type) {
     case "comparison_operator":
       for (const op of node2.children) {
         if (!op || !COMPARISONS.includes(op.type)) continue;
         for (const [to, prior] of Object.entries(COMPARISON_PRIOR[op.type] ?? {}))
-          add(op, to, "comparison-swap", prior, `\`${op.type}\` \u2192 \`${to}\``);
+          add2(op, to, "comparison-swap", prior, `\`${op.type}\` \u2192 \`${to}\``);
       }
       break;
     case "binary_operator": {
@@ -95779,15 +95977,15 @@ function mutateNode2(node2, add) {
       const right = node2.childForFieldName("right");
       if (op)
         for (const [to, prior] of Object.entries(ARITHMETIC2[op.type] ?? {}))
-          add(op, to, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to}\``);
+          add2(op, to, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to}\``);
       if (op)
         for (const [to, prior] of Object.entries(BITWISE2[op.type] ?? {}))
-          add(op, to, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to}\``);
+          add2(op, to, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to}\``);
       if (left && right) {
-        add(node2, left.text, "drop-operand", 0.6, `\`${node2.text}\` \u2192 \`${left.text}\``);
-        add(node2, right.text, "drop-operand", 0.4, `\`${node2.text}\` \u2192 \`${right.text}\``);
+        add2(node2, left.text, "drop-operand", 0.6, `\`${node2.text}\` \u2192 \`${left.text}\``);
+        add2(node2, right.text, "drop-operand", 0.4, `\`${node2.text}\` \u2192 \`${right.text}\``);
         if (op && NON_COMMUTATIVE2.has(op.type))
-          add(node2, `${right.text} ${op.type} ${left.text}`, "swap-arguments", 0.5, `swap operands of \`${op.type}\``);
+          add2(node2, `${right.text} ${op.type} ${left.text}`, "swap-arguments", 0.5, `swap operands of \`${op.type}\``);
       }
       break;
     }
@@ -95796,14 +95994,14 @@ function mutateNode2(node2, add) {
       const base = op?.type.slice(0, -1) ?? "";
       if (op)
         for (const [to, prior] of Object.entries(ARITHMETIC2[base] ?? {}))
-          add(op, `${to}=`, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to}=\``);
+          add2(op, `${to}=`, "arithmetic-swap", prior, `\`${op.type}\` \u2192 \`${to}=\``);
       if (op)
         for (const [to, prior] of Object.entries(BITWISE2[base] ?? {}))
-          add(op, `${to}=`, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to}=\``);
+          add2(op, `${to}=`, "bitwise-swap", prior, `\`${op.type}\` \u2192 \`${to}=\``);
       const left = node2.childForFieldName("left");
       const right = node2.childForFieldName("right");
       if (op && left && right)
-        add(node2, `${left.text} = ${right.text}`, "arithmetic-swap", 0.4, `\`${op.type}\` \u2192 \`=\``);
+        add2(node2, `${left.text} = ${right.text}`, "arithmetic-swap", 0.4, `\`${op.type}\` \u2192 \`=\``);
       break;
     }
     case "boolean_operator": {
@@ -95811,7 +96009,7 @@ function mutateNode2(node2, add) {
       const left = node2.childForFieldName("left");
       const right = node2.childForFieldName("right");
       if (op)
-        add(
+        add2(
           op,
           op.type === "and" ? "or" : "and",
           "boolean-swap",
@@ -95819,92 +96017,92 @@ function mutateNode2(node2, add) {
           `\`${op.type}\` \u2192 \`${op.type === "and" ? "or" : "and"}\``
         );
       if (left && right) {
-        add(node2, left.text, "drop-condition", 0.6, `drop \`${right.text}\``);
-        add(node2, right.text, "drop-condition", 0.6, `drop \`${left.text}\``);
+        add2(node2, left.text, "drop-condition", 0.6, `drop \`${right.text}\``);
+        add2(node2, right.text, "drop-condition", 0.6, `drop \`${left.text}\``);
       }
       break;
     }
     case "not_operator": {
       const argument = node2.childForFieldName("argument");
-      if (argument) add(node2, argument.text, "negate-condition", 0.9, `remove \`not\``);
+      if (argument) add2(node2, argument.text, "negate-condition", 0.9, `remove \`not\``);
       break;
     }
     case "unary_operator": {
       const argument = node2.childForFieldName("argument");
       const op = node2.childForFieldName("operator");
-      if (argument && op?.type === "-") add(node2, argument.text, "arithmetic-swap", 0.6, "remove unary minus");
+      if (argument && op?.type === "-") add2(node2, argument.text, "arithmetic-swap", 0.6, "remove unary minus");
       break;
     }
     case "integer": {
       const value = Number(node2.text.replaceAll("_", ""));
       if (Number.isSafeInteger(value)) {
-        add(node2, String(value + 1), "off-by-one", 0.8, `${node2.text} \u2192 ${value + 1}`);
+        add2(node2, String(value + 1), "off-by-one", 0.8, `${node2.text} \u2192 ${value + 1}`);
         if (value > 0 || node2.parent?.type !== "unary_operator")
-          add(node2, String(value - 1), "off-by-one", 0.8, `${node2.text} \u2192 ${value - 1}`);
+          add2(node2, String(value - 1), "off-by-one", 0.8, `${node2.text} \u2192 ${value - 1}`);
       }
       break;
     }
     case "identifier":
-      mutateIdentifier2(node2, add);
+      mutateIdentifier2(node2, add2);
       break;
     case "call":
-      mutateCall2(node2, add);
+      mutateCall2(node2, add2);
       break;
     case "if_statement":
     case "elif_clause":
     case "while_statement": {
       const condition = node2.childForFieldName("condition");
       if (condition) {
-        add(condition, `not (${condition.text})`, "negate-condition", 0.7, `negate \`${condition.text}\``);
-        add(condition, "True", "drop-condition", 0.3, `condition \`${condition.text}\` \u2192 always`);
+        add2(condition, `not (${condition.text})`, "negate-condition", 0.7, `negate \`${condition.text}\``);
+        add2(condition, "True", "drop-condition", 0.3, `condition \`${condition.text}\` \u2192 always`);
         if (node2.type !== "while_statement")
-          add(condition, "False", "drop-condition", 0.2, `condition \`${condition.text}\` \u2192 never`);
+          add2(condition, "False", "drop-condition", 0.2, `condition \`${condition.text}\` \u2192 never`);
       }
       break;
     }
     case "conditional_expression": {
       const [body, condition, alternative] = node2.namedChildren;
-      if (condition) add(condition, `not (${condition.text})`, "negate-condition", 0.7, `negate \`${condition.text}\``);
+      if (condition) add2(condition, `not (${condition.text})`, "negate-condition", 0.7, `negate \`${condition.text}\``);
       if (body && alternative) {
-        add(node2, body.text, "drop-condition", 0.3, `always \`${body.text}\``);
-        add(node2, alternative.text, "drop-condition", 0.3, `always \`${alternative.text}\``);
+        add2(node2, body.text, "drop-condition", 0.3, `always \`${body.text}\``);
+        add2(node2, alternative.text, "drop-condition", 0.3, `always \`${alternative.text}\``);
       }
       break;
     }
     case "return_statement": {
       const value = node2.namedChildren[0];
       if (value && /comparison_operator|boolean_operator|not_operator|call|identifier/.test(value.type)) {
-        add(value, `not (${value.text})`, "return-change", 0.3, `return the negation of \`${value.text}\``);
+        add2(value, `not (${value.text})`, "return-change", 0.3, `return the negation of \`${value.text}\``);
       }
       break;
     }
     case "subscript": {
       const index = node2.childForFieldName("subscript");
       if (index && index.type !== "integer" && index.type !== "slice") {
-        add(index, `${index.text} + 1`, "off-by-one", 0.6, `\`[${index.text}]\` \u2192 \`[${index.text} + 1]\``);
-        add(index, `${index.text} - 1`, "off-by-one", 0.6, `\`[${index.text}]\` \u2192 \`[${index.text} - 1]\``);
+        add2(index, `${index.text} + 1`, "off-by-one", 0.6, `\`[${index.text}]\` \u2192 \`[${index.text} + 1]\``);
+        add2(index, `${index.text} - 1`, "off-by-one", 0.6, `\`[${index.text}]\` \u2192 \`[${index.text} - 1]\``);
       }
       break;
     }
     case "slice": {
-      mutateSlice(node2, add);
+      mutateSlice(node2, add2);
       break;
     }
   }
   if (SIMPLE_STATEMENTS.has(node2.type) && node2.parent?.type === "block") {
     const siblings = node2.parent.namedChildren.filter((c4) => c4 && c4.type !== "comment");
     if (siblings.length > 1 || node2.type !== "return_statement")
-      add(
+      add2(
         node2,
         "pass",
         "remove-statement",
         node2.type === "return_statement" ? 0.2 : 0.5,
         `remove \`${firstLine2(node2.text)}\``
       );
-    if (node2.type !== "return_statement" || siblings.length > 1) guardStatement2(node2, add);
+    if (node2.type !== "return_statement" || siblings.length > 1) guardStatement2(node2, add2);
   }
 }
-function guardStatement2(node2, add) {
+function guardStatement2(node2, add2) {
   const indent = " ".repeat(node2.startPosition.column);
   const body = node2.text.split("\n").map((line, i3) => i3 === 0 ? line : `    ${line}`).join("\n");
   const conditions = guardConditions(node2, PYTHON_SCOPE, {
@@ -95916,7 +96114,7 @@ function guardStatement2(node2, add) {
     }
   });
   for (const condition of conditions)
-    add(
+    add2(
       node2,
       `if ${condition}:
 ${indent}    ${body}`,
@@ -95925,20 +96123,20 @@ ${indent}    ${body}`,
       `guard \`${firstLine2(node2.text)}\` with \`if ${condition}\``
     );
 }
-function mutateSlice(node2, add) {
+function mutateSlice(node2, add2) {
   for (const part of node2.namedChildren) {
     if (!part || part.type === "integer") continue;
-    add(part, `${part.text} + 1`, "off-by-one", 0.6, `\`${part.text}\` \u2192 \`${part.text} + 1\``);
-    add(part, `${part.text} - 1`, "off-by-one", 0.6, `\`${part.text}\` \u2192 \`${part.text} - 1\``);
+    add2(part, `${part.text} + 1`, "off-by-one", 0.6, `\`${part.text}\` \u2192 \`${part.text} + 1\``);
+    add2(part, `${part.text} - 1`, "off-by-one", 0.6, `\`${part.text}\` \u2192 \`${part.text} - 1\``);
   }
 }
-function mutateCall2(node2, add) {
+function mutateCall2(node2, add2) {
   const fn = node2.childForFieldName("function");
   const args = node2.childForFieldName("arguments");
   const name = fn?.type === "identifier" ? fn : fn?.type === "attribute" ? fn.childForFieldName("attribute") : void 0;
   if (name)
     for (const to of (Object.hasOwn(FUNCTION_PAIRS, name.text) ? FUNCTION_PAIRS[name.text] : void 0) ?? [])
-      add(name, to, "function-swap", 0.7, `\`${name.text}\` \u2192 \`${to}\``);
+      add2(name, to, "function-swap", 0.7, `\`${name.text}\` \u2192 \`${to}\``);
   const positional = (args?.namedChildren ?? []).filter(
     (a2) => a2 !== null && a2.type !== "keyword_argument" && a2.type !== "comment"
   );
@@ -95948,21 +96146,21 @@ function mutateCall2(node2, add) {
     const source = args?.text ?? "";
     const offset = args?.startIndex ?? 0;
     const swapped = source.slice(0, a2.startIndex - offset) + b3.text + source.slice(a2.endIndex - offset, b3.startIndex - offset) + a2.text + source.slice(b3.endIndex - offset);
-    if (args) add(args, swapped, "swap-arguments", 0.6, `swap \`${a2.text}\` and \`${b3.text}\``);
+    if (args) add2(args, swapped, "swap-arguments", 0.6, `swap \`${a2.text}\` and \`${b3.text}\``);
   }
   if (fn?.type === "identifier" && fn.text === "range") {
     for (const arg of positional) {
       if (arg.type === "integer") continue;
-      add(arg, `${arg.text} + 1`, "off-by-one", 0.7, `\`${arg.text}\` \u2192 \`${arg.text} + 1\``);
-      add(arg, `${arg.text} - 1`, "off-by-one", 0.7, `\`${arg.text}\` \u2192 \`${arg.text} - 1\``);
+      add2(arg, `${arg.text} + 1`, "off-by-one", 0.7, `\`${arg.text}\` \u2192 \`${arg.text} + 1\``);
+      add2(arg, `${arg.text} - 1`, "off-by-one", 0.7, `\`${arg.text}\` \u2192 \`${arg.text} - 1\``);
     }
   }
   if (fn?.type === "identifier" && fn.text === "len" && node2.parent && /subscript|slice|binary_operator|comparison_operator/.test(node2.parent.type)) {
-    add(node2, `(${node2.text} - 1)`, "off-by-one", 0.5, `\`${node2.text}\` \u2192 \`${node2.text} - 1\``);
-    add(node2, `(${node2.text} + 1)`, "off-by-one", 0.4, `\`${node2.text}\` \u2192 \`${node2.text} + 1\``);
+    add2(node2, `(${node2.text} - 1)`, "off-by-one", 0.5, `\`${node2.text}\` \u2192 \`${node2.text} - 1\``);
+    add2(node2, `(${node2.text} + 1)`, "off-by-one", 0.4, `\`${node2.text}\` \u2192 \`${node2.text} + 1\``);
   }
 }
-function mutateIdentifier2(node2, add) {
+function mutateIdentifier2(node2, add2) {
   const parent = node2.parent;
   if (!parent) return;
   if (parent.type === "call" && parent.childForFieldName("function")?.id === node2.id) return;
@@ -95978,7 +96176,7 @@ function mutateIdentifier2(node2, add) {
   const scope = enclosingFunction(node2, PYTHON_SCOPE);
   if (!scope) return;
   for (const other of variablesOf(scope, PYTHON_SCOPE)) {
-    if (other !== node2.text) add(node2, other, "variable-replace", 0.5, `\`${node2.text}\` \u2192 \`${other}\``);
+    if (other !== node2.text) add2(node2, other, "variable-replace", 0.5, `\`${node2.text}\` \u2192 \`${other}\``);
   }
 }
 var PYTHON_SCOPE = {
@@ -96253,6 +96451,8 @@ function sandboxEnv(options2) {
     if (FORBIDDEN_ENV_NAMES.test(name)) throw new Error(`environment variable ${name} cannot be set for test runs`);
     env[name] = value;
   }
+  if (options2.nodePreload?.length)
+    env.NODE_OPTIONS = options2.nodePreload.map((file2) => `--require=${JSON.stringify(file2)}`).join(" ");
   return env;
 }
 
@@ -96540,7 +96740,7 @@ function scriptSteps(script) {
 // src/verify/runners/cargo-runner.ts
 import { existsSync as existsSync5 } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute as isAbsolute5, join as join18 } from "node:path";
+import { isAbsolute as isAbsolute6, join as join18 } from "node:path";
 
 // src/verify/parsers/parse-cargo-test.ts
 import { stripVTControlCharacters as stripVTControlCharacters10 } from "node:util";
@@ -96616,7 +96816,7 @@ function cargoRunner(argv, evidence) {
 }
 function rustupHome() {
   const given = process.env.RUSTUP_HOME;
-  const home = given && isAbsolute5(given) ? given : join18(homedir(), ".rustup");
+  const home = given && isAbsolute6(given) ? given : join18(homedir(), ".rustup");
   return existsSync5(home) ? { RUSTUP_HOME: home } : {};
 }
 
@@ -97034,8 +97234,8 @@ function bwrapArgv(layout, options2, command) {
 // src/verify/sandbox/sandbox-layout.ts
 import { existsSync as existsSync7, lstatSync as lstatSync5, realpathSync as realpathSync5, statSync as statSync4 } from "node:fs";
 import { homedir as homedir3 } from "node:os";
-import { delimiter as delimiter3, dirname as dirname5, isAbsolute as isAbsolute6, join as join21, relative as relative5, resolve as resolve5, sep as sep5 } from "node:path";
-import { fileURLToPath as fileURLToPath9 } from "node:url";
+import { delimiter as delimiter3, dirname as dirname6, isAbsolute as isAbsolute7, join as join21, relative as relative5, resolve as resolve6, sep as sep5 } from "node:path";
+import { fileURLToPath as fileURLToPath11 } from "node:url";
 
 // src/config/data-dir.ts
 import { homedir as homedir2 } from "node:os";
@@ -97087,23 +97287,23 @@ var TOOLCHAIN_HOMES = /* @__PURE__ */ new Set([
   "go",
   ".go"
 ]);
-var BOT_ROOT = fileURLToPath9(new URL("../../../", new URL("../../src/verify/sandbox/sandbox-layout.ts", import.meta.url).href));
+var BOT_ROOT = fileURLToPath11(new URL("../../../", new URL("../../src/verify/sandbox/sandbox-layout.ts", import.meta.url).href));
 function sandboxLayout(request2) {
   const env = request2.env ?? process.env;
   const tmpBytes = request2.tmpBytes ?? DEFAULT_TMP_BYTES;
-  const home = safeReal(env.HOME && isAbsolute6(env.HOME) ? env.HOME : homedir3());
+  const home = safeReal(env.HOME && isAbsolute7(env.HOME) ? env.HOME : homedir3());
   const hiddenDirs = /* @__PURE__ */ new Set();
   const hiddenFiles = /* @__PURE__ */ new Set();
   const hide2 = (path12) => {
-    if (!path12 || !isAbsolute6(path12)) return;
+    if (!path12 || !isAbsolute7(path12)) return;
     const real2 = safeReal(path12);
     if (SYSTEM.includes(real2) || !existsSync7(real2)) return;
     (statSync4(real2).isDirectory() ? hiddenDirs : hiddenFiles).add(real2);
   };
   hide2(home);
   hide2(defaultDataDir(env, process.platform, home));
-  if (env.AUTOGEN_DB_PATH) hide2(dirname5(resolve5(env.AUTOGEN_DB_PATH)));
-  hide2(env.PRIVATE_KEY_PATH ? resolve5(env.PRIVATE_KEY_PATH) : void 0);
+  if (env.AUTOGEN_DB_PATH) hide2(dirname6(resolve6(env.AUTOGEN_DB_PATH)));
+  hide2(env.PRIVATE_KEY_PATH ? resolve6(env.PRIVATE_KEY_PATH) : void 0);
   hide2(join21(process.cwd(), ".env"));
   hide2(join21(BOT_ROOT, ".env"));
   for (const path12 of (env.AUTOGEN_SANDBOX_HIDE ?? "").split(delimiter3)) hide2(path12 || void 0);
@@ -97112,9 +97312,9 @@ function sandboxLayout(request2) {
     hide2(path12);
   for (const path12 of ["/run", "/var/tmp"]) if (existsSync7(path12)) hiddenDirs.add(safeReal(path12));
   const writableRoots = [request2.workspace, ...request2.writable ?? []].filter((p) => existsSync7(p));
-  const workspaceReal = [.../* @__PURE__ */ new Set([...writableRoots.map(safeReal), ...writableRoots.map((p) => resolve5(p))])];
+  const workspaceReal = [.../* @__PURE__ */ new Set([...writableRoots.map(safeReal), ...writableRoots.map((p) => resolve6(p))])];
   const insideWritable = (path12, strictlyBelow = false) => {
-    const resolved = resolve5(path12);
+    const resolved = resolve6(path12);
     return workspaceReal.some(
       (w2) => resolved === w2 || resolved.startsWith(w2 + sep5) && !(strictlyBelow && isOwnGitPointer(resolved, w2))
     );
@@ -97122,20 +97322,20 @@ function sandboxLayout(request2) {
   const visible = /* @__PURE__ */ new Set();
   const covered = [...hiddenDirs, ...["/tmp", "/dev/shm"].filter((d) => existsSync7(d)).map(safeReal)];
   const show = (path12) => {
-    if (!isAbsolute6(path12) || !existsSync7(path12)) return;
+    if (!isAbsolute7(path12) || !existsSync7(path12)) return;
     const real2 = safeReal(path12);
     const hiddenParent = covered.find((dir) => real2 === dir || real2.startsWith(dir + sep5));
     if (!hiddenParent) return;
     const [first2] = relative5(hiddenParent, real2).split(sep5);
     visible.add(first2 && TOOLCHAIN_HOMES.has(first2) ? join21(hiddenParent, first2) : real2);
     if (first2 === ".cargo") {
-      const rustup = env.RUSTUP_HOME && isAbsolute6(env.RUSTUP_HOME) ? env.RUSTUP_HOME : join21(hiddenParent, ".rustup");
+      const rustup = env.RUSTUP_HOME && isAbsolute7(env.RUSTUP_HOME) ? env.RUSTUP_HOME : join21(hiddenParent, ".rustup");
       if (existsSync7(rustup)) visible.add(safeReal(rustup));
     }
   };
   for (const dir of (request2.path ?? env.PATH ?? "").split(delimiter3)) if (dir && !insideWritable(dir)) show(dir);
   show(join21(BOT_ROOT, "resources"));
-  show(dirname5(process.execPath));
+  show(dirname6(process.execPath));
   for (const path12 of request2.readOnly ?? [])
     if (existsSync7(path12) && !lstatSync5(path12).isSymbolicLink() && !insideWritable(path12, true))
       visible.add(safeReal(path12));
@@ -97164,7 +97364,7 @@ function safeReal(path12) {
   try {
     return realpathSync5(path12);
   } catch {
-    return resolve5(path12);
+    return resolve6(path12);
   }
 }
 function isOwnGitPointer(path12, workspace) {
@@ -97172,8 +97372,8 @@ function isOwnGitPointer(path12, workspace) {
 }
 
 // src/verify/sandbox/unshare-argv.ts
-import { fileURLToPath as fileURLToPath10 } from "node:url";
-var UNSHARE_INIT = fileURLToPath10(new URL("../../../resources/sandbox/unshare-init.mjs", new URL("../../src/verify/sandbox/unshare-argv.ts", import.meta.url).href));
+import { fileURLToPath as fileURLToPath12 } from "node:url";
+var UNSHARE_INIT = fileURLToPath12(new URL("../../../resources/sandbox/unshare-init.mjs", new URL("../../src/verify/sandbox/unshare-argv.ts", import.meta.url).href));
 function unshareArgv(layout, options2, command) {
   const spec = JSON.stringify({ stage: options2.stage, cwd: options2.cwd, network: options2.network, ops: layout.ops });
   return [
@@ -97475,7 +97675,7 @@ function handle(groups2, kind, memory) {
           } catch {
           }
         }
-        await new Promise((resolve8) => setTimeout(resolve8, 25));
+        await new Promise((resolve9) => setTimeout(resolve9, 25));
       }
     },
     async remove() {
@@ -97485,7 +97685,7 @@ function handle(groups2, kind, memory) {
             await rmdir(dir);
             break;
           } catch {
-            await new Promise((resolve8) => setTimeout(resolve8, 25));
+            await new Promise((resolve9) => setTimeout(resolve9, 25));
           }
         }
       }
@@ -97505,7 +97705,7 @@ async function v2Usable() {
 
 // src/verify/sandbox/resolve-command.ts
 import { accessSync, constants as constants8, statSync as statSync5 } from "node:fs";
-import { delimiter as delimiter4, isAbsolute as isAbsolute7, join as join24, resolve as resolve6 } from "node:path";
+import { delimiter as delimiter4, isAbsolute as isAbsolute8, join as join24, resolve as resolve7 } from "node:path";
 function resolveCommand(command, path12, cwd) {
   const executable = (candidate) => {
     try {
@@ -97516,7 +97716,7 @@ function resolveCommand(command, path12, cwd) {
     }
   };
   if (command.includes("/")) {
-    const full = isAbsolute7(command) ? command : resolve6(cwd, command);
+    const full = isAbsolute8(command) ? command : resolve7(cwd, command);
     return executable(full) ? full : void 0;
   }
   for (const dir of path12.split(delimiter4)) {
@@ -97544,7 +97744,12 @@ async function runSandboxed(argv, options2) {
   const limits = { ...DEFAULT_LIMITS, ...options2.limits };
   const processLimit = isolation === "none" ? void 0 : await createProcessLimit({ processes: limits.processes, memoryBytes: limits.memoryBytes });
   try {
-    const env = sandboxEnv({ home, extra: options2.env ?? {}, pathPrefix: options2.pathPrefix ?? [] });
+    const env = sandboxEnv({
+      home,
+      extra: options2.env ?? {},
+      pathPrefix: options2.pathPrefix ?? [],
+      nodePreload: options2.nodePreload
+    });
     if (!resolveCommand(command, env.PATH ?? "", options2.cwd))
       return failedToStart([...argv], isolation, `command not found: ${command} (searched PATH=${env.PATH ?? ""})`);
     const writable = [home, ...options2.writablePaths ?? []];
@@ -97613,7 +97818,7 @@ function failedToStart(argv, isolation, spawnError) {
 function spawnCapped(wrapped, argv, isolation, env, options2, limits, watched, processLimit, memoryRlimit) {
   const cap = options2.maxOutputBytes ?? DEFAULT_OUTPUT_CAP;
   const started = performance.now();
-  return new Promise((resolve8) => {
+  return new Promise((resolve9) => {
     const [file2, ...args] = wrapped;
     const child = execa(file2, args, {
       cwd: existsSync9(options2.cwd) ? options2.cwd : "/",
@@ -97702,7 +97907,7 @@ function spawnCapped(wrapped, argv, isolation, env, options2, limits, watched, p
         if (limit2 && kernel && kernel.name !== limit2.name)
           limit2 = { ...limit2, message: `${limit2.message}; it also ${kernel.message.replace(/^stopped: /, "")}` };
         limit2 ??= kernel;
-        resolve8({
+        resolve9({
           argv,
           exitCode: code2,
           signal,
@@ -97993,6 +98198,7 @@ async function repair(task, run2, llm) {
         );
       }
       const batch = candidates2.slice(start, Math.min(start + slots.length, task.budget.candidates));
+      if (warm.every((runner) => runner === void 0)) task.verifier.expectBatch?.(batch.length);
       const results = await Promise.all(
         batch.map(async ({ mutation, score }, j2) => {
           const slot = slots[j2];
@@ -98810,7 +99016,12 @@ async function attributeFailures(verifier, workspaces, selection, reruns = 2, op
       history.set(t2.id, entry);
     }
   };
-  const both = async (sel) => options2.parallel ? Promise.all([verifier.run(workspaces.base, sel), verifier.run(workspaces.candidate, sel)]) : [await verifier.run(workspaces.base, sel), await verifier.run(workspaces.candidate, sel)];
+  const both = async (sel) => {
+    if (!options2.parallel)
+      return [await verifier.run(workspaces.base, sel), await verifier.run(workspaces.candidate, sel)];
+    verifier.expectBatch?.(2);
+    return Promise.all([verifier.run(workspaces.base, sel), verifier.run(workspaces.candidate, sel)]);
+  };
   let testRuns = 2;
   const [base, candidate] = await both(selection);
   record2("base", base);
@@ -98849,7 +99060,7 @@ function verdictOf(base, candidate) {
 import { createHash as createHash4 } from "node:crypto";
 import { existsSync as existsSync11, realpathSync as realpathSync6 } from "node:fs";
 import { lstat as lstat5, mkdir as mkdir5, mkdtemp, readdir as readdir3, rename, rm as rm7, stat, utimes, writeFile as writeFile6 } from "node:fs/promises";
-import { dirname as dirname6, join as join27 } from "node:path";
+import { dirname as dirname7, join as join27 } from "node:path";
 var USED = ".autogen-used";
 var STAGING_PREFIX = ".staging-";
 var STALE_STAGING_MS = 24 * 36e5;
@@ -98858,7 +99069,7 @@ function installCacheRoot(env = process.env) {
   return env.AUTOGEN_INSTALL_CACHE && env.AUTOGEN_INSTALL_CACHE.startsWith("/") ? env.AUTOGEN_INSTALL_CACHE : join27(defaultDataDir(env), "install-cache");
 }
 function appInstallCache(repositoryCache, scope) {
-  return scopedInstallCache(join27(dirname6(repositoryCache), "install-cache"), scope);
+  return scopedInstallCache(join27(dirname7(repositoryCache), "install-cache"), scope);
 }
 function scopedInstallCache(root, scope) {
   return join27(root, createHash4("sha256").update(`autogen-install-scope-v1\0${scope}`).digest("hex").slice(0, 24));
@@ -98934,7 +99145,7 @@ async function treeBytes(path12) {
 
 // src/verify/install/run-install.ts
 import { cp as cp3, lstat as lstat6, mkdir as mkdir6, readdir as readdir4, readlink as readlink2, rename as rename2, rm as rm8, symlink as symlink2 } from "node:fs/promises";
-import { isAbsolute as isAbsolute8, join as join29, relative as relative6, resolve as resolve7, sep as sep6, dirname as dirname7 } from "node:path";
+import { isAbsolute as isAbsolute9, join as join29, relative as relative6, resolve as resolve8, sep as sep6, dirname as dirname8 } from "node:path";
 
 // src/verify/install/detect-package-manager.ts
 import { existsSync as existsSync12, lstatSync as lstatSync6, readdirSync as readdirSync4 } from "node:fs";
@@ -99221,7 +99432,7 @@ async function linksOutside(dir) {
       const info = await lstat6(full);
       if (info.isSymbolicLink()) {
         const to = await readlink2(full);
-        const real2 = isAbsolute8(to) ? to : resolve7(dirname7(full), to);
+        const real2 = isAbsolute9(to) ? to : resolve8(dirname8(full), to);
         if (real2 !== dir && !real2.startsWith(dir + sep6))
           return `node_modules/${relative6(dir, full)} links outside node_modules`;
       } else if (info.isDirectory() && depth === 0 && (name.startsWith("@") || name === ".bin")) {
@@ -99287,7 +99498,7 @@ function missingDependencies(workspace, test) {
 
 // src/verify/local-verifier.ts
 import { existsSync as existsSync14, statSync as statSync6 } from "node:fs";
-import { isAbsolute as isAbsolute9, join as join34 } from "node:path";
+import { isAbsolute as isAbsolute10, join as join34 } from "node:path";
 
 // src/verify/read-junit.ts
 var MAX_REPORT_BYTES = 64 * 1024 * 1024;
@@ -99360,9 +99571,9 @@ var WarmChannel = class _WarmChannel {
   }
   static async listen(path12) {
     const server = createServer();
-    await new Promise((resolve8, reject) => {
+    await new Promise((resolve9, reject) => {
       server.once("error", reject);
-      server.listen(path12, () => resolve8());
+      server.listen(path12, () => resolve9());
     });
     await chmod(path12, 438);
     return new _WarmChannel(server);
@@ -99380,11 +99591,11 @@ var WarmChannel = class _WarmChannel {
       if (this.closed) return { kind: "closed" };
       const left = deadline - Date.now();
       if (left <= 0) return { kind: "timeout" };
-      await new Promise((resolve8) => {
-        const timer = setTimeout(resolve8, left);
+      await new Promise((resolve9) => {
+        const timer = setTimeout(resolve9, left);
         this.waiter = () => {
           clearTimeout(timer);
-          resolve8();
+          resolve9();
         };
       });
       this.waiter = void 0;
@@ -99565,8 +99776,8 @@ function timeLimitMessage(timeoutMs, limit2, runLimitMs) {
 
 // src/verify/warm/warm-zygote-slot.ts
 import { join as join33 } from "node:path";
-import { fileURLToPath as fileURLToPath11 } from "node:url";
-var WARM_ZYGOTE = fileURLToPath11(new URL("../../../resources/node/autogen-warm-zygote.mjs", new URL("../../src/verify/warm/warm-zygote-slot.ts", import.meta.url).href));
+import { fileURLToPath as fileURLToPath13 } from "node:url";
+var WARM_ZYGOTE = fileURLToPath13(new URL("../../../resources/node/autogen-warm-zygote.mjs", new URL("../../src/verify/warm/warm-zygote-slot.ts", import.meta.url).href));
 var IDLE_MS = 15 * 6e4;
 var KILL_GRACE_MS2 = 2e3;
 var WATCHDOG_MS2 = 1e4;
@@ -99728,7 +99939,8 @@ function localVerifier(runner, options2) {
           pathPrefix: [...runner.pathPrefix, ...options2.pathPrefix ?? []],
           readOnlyPaths: [join34(workspace, ".git"), ...options2.protect ?? []],
           // Our report directory, and directories of ours handed over in extraEnv (a V8 coverage dir).
-          writablePaths: [reportDir, ...ownDirectories(extraEnv)]
+          writablePaths: [reportDir, ...ownDirectories(extraEnv)],
+          ...runnerOptions.v8Coverage ? { nodePreload: [COVERAGE_PRELOAD] } : {}
         });
         if (tighter && run2.limit?.name === "wall-time")
           run2.limit = {
@@ -99759,7 +99971,7 @@ function consoleReport(run2, runner) {
 }
 function ownDirectories(extraEnv) {
   return Object.values(extraEnv ?? {}).filter(
-    (value) => isAbsolute9(value) && existsSync14(value) && statSync6(value).isDirectory()
+    (value) => isAbsolute10(value) && existsSync14(value) && statSync6(value).isDirectory()
   );
 }
 
@@ -99769,7 +99981,7 @@ function warmRunsEnabled(test, env = process.env) {
 }
 
 // src/app/choose-verifier.ts
-import { dirname as dirname8 } from "node:path";
+import { dirname as dirname9 } from "node:path";
 var VerifierUnavailableError = class extends Error {
   constructor(message) {
     super(message);
@@ -99782,7 +99994,7 @@ async function chooseVerifier(args) {
   const local = localVerifier(args.runner, {
     ...sandbox,
     protect: [args.mirror],
-    hiddenPaths: [dirname8(dirname8(args.mirror))],
+    hiddenPaths: [dirname9(dirname9(args.mirror))],
     warm: warmRunsEnabled(config3.test)
   });
   if (config3.verify === "local")
@@ -100548,7 +100760,7 @@ function isExports(line) {
 }
 function importedNames(text2) {
   const names2 = /* @__PURE__ */ new Set();
-  const add = (list) => {
+  const add2 = (list) => {
     for (const part of list.split(",")) {
       const name = /(?:\bas\s+|:\s*)?([A-Za-z_$][\w$]*)\s*$/.exec(part.replace(/[(){}*]/g, " ").trim())?.[1];
       if (name) names2.add(name);
@@ -100563,11 +100775,11 @@ function importedNames(text2) {
         if (name) names2.add(name);
       }
     const from = /^\s*from\s+\S+\s+import\s+(.+)$/.exec(line);
-    if (from?.[1]) add(from[1]);
+    if (from?.[1]) add2(from[1]);
     const js = /^\s*(?:const|let|var)\s+(.+?)\s*=\s*(?:await\s+)?(?:require|import)\s*\(/.exec(line);
-    if (js?.[1]) add(js[1]);
+    if (js?.[1]) add2(js[1]);
     const esm = /^\s*import\s+(.+?)\s+from\s+["']/.exec(line);
-    if (esm?.[1]) add(esm[1]);
+    if (esm?.[1]) add2(esm[1]);
   }
   return names2;
 }
@@ -101635,7 +101847,7 @@ function flagged(table, flag) {
 // src/engine/behaviour/scratch-copy.ts
 import { cp as cp4, lstat as lstat7, symlink as symlink3 } from "node:fs/promises";
 import { existsSync as existsSync16 } from "node:fs";
-import { dirname as dirname9, join as join35 } from "node:path";
+import { dirname as dirname10, join as join35 } from "node:path";
 async function scratchCopy(workspace, reverse) {
   const dir = await makeTempDir(reverse === void 0 ? "autogen-after-" : "autogen-before-");
   const remove = async () => {
@@ -101656,7 +101868,7 @@ async function scratchCopy(workspace, reverse) {
     await runGit(["apply", "-R", "--whitespace=nowarn", "-"], {
       cwd: dir,
       input: reverse,
-      ceilingDirectory: dirname9(dir)
+      ceilingDirectory: dirname10(dir)
     }).catch((error62) => {
       throw new Error(
         `the fix's diff does not reverse on a copy of the worktree: ${error62.message.split("\n")[0] ?? ""}`
@@ -102279,7 +102491,7 @@ async function runCiJob(job, deps, signal) {
       head,
       runner,
       defaultBranch: repository.defaultBranch,
-      hidden: { hiddenPaths: [dirname10(dirname10(mirror))] },
+      hidden: { hiddenPaths: [dirname11(dirname11(mirror))] },
       evidence: read.evidence
     };
     const checkouts = await prepareCheckouts(build, (tree) => worktrees2.push(tree));
@@ -102309,7 +102521,7 @@ async function runCiJob(job, deps, signal) {
 }
 
 // src/app/run-issue-job.ts
-import { dirname as dirname11 } from "node:path";
+import { dirname as dirname12 } from "node:path";
 async function runIssueJob(job, deps, signal) {
   const forge = await deps.forgeFor(job.installationId);
   const status3 = new StatusReporter(forge, deps.store, job, deps.statusThrottleMs);
@@ -102421,7 +102633,7 @@ ${draftOfAttempt || job.checkpoint.refs === true ? "Refs" : "Closes"} #${closes}
 }
 async function runEngine(job, repoConfig, worktree, mirror, { repository, target }, deps, status3, ensureCurrent, signal) {
   status3.set("Tests and localisation", "running");
-  const hidden2 = { hiddenPaths: [dirname11(dirname11(mirror))] };
+  const hidden2 = { hiddenPaths: [dirname12(dirname12(mirror))] };
   const { title, body } = job.snapshot;
   const hint = job.hint ? `Hint from ${job.requester}: ${job.hint}` : "";
   const description = [title, body, hint].filter(Boolean).join("\n\n");
@@ -102957,7 +103169,7 @@ function droppedSecrets() {
 
 // src/jobs/job-store.ts
 import { mkdirSync } from "node:fs";
-import { dirname as dirname12 } from "node:path";
+import { dirname as dirname13 } from "node:path";
 import { DatabaseSync as DatabaseSync3 } from "node:sqlite";
 
 // src/jobs/store-rows.ts
@@ -103042,7 +103254,7 @@ var JobStore = class {
   warn;
   constructor(path12, options2 = {}) {
     this.warn = options2.warn ?? stderrWarn;
-    if (path12 !== ":memory:") mkdirSync(dirname12(path12), { recursive: true });
+    if (path12 !== ":memory:") mkdirSync(dirname13(path12), { recursive: true });
     this.db = new DatabaseSync3(path12);
     this.db.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;");
     migrateSqlite(this.db, "job", JOB_STORE_MIGRATIONS);
@@ -103078,8 +103290,8 @@ var JobStore = class {
    * costs a sync per batch rather than per delivery.
    */
   receive(deliveryId, event, payload) {
-    return new Promise((resolve8, reject) => {
-      this.receiving.push({ deliveryId, event, payload, resolve: resolve8, reject });
+    return new Promise((resolve9, reject) => {
+      this.receiving.push({ deliveryId, event, payload, resolve: resolve9, reject });
       if (this.receiving.length === 1) setImmediate(() => this.commitReceived());
     });
   }
@@ -103634,7 +103846,7 @@ function processSecrets(env = process.env) {
 
 // src/llm/transcript.ts
 import { appendFileSync as appendFileSync2, mkdirSync as mkdirSync2, readFileSync as readFileSync5 } from "node:fs";
-import { dirname as dirname13 } from "node:path";
+import { dirname as dirname14 } from "node:path";
 var transcriptEntrySchema = external_exports.object({
   stage: external_exports.string(),
   model: external_exports.string(),
@@ -103656,7 +103868,7 @@ var transcriptEntrySchema = external_exports.object({
 });
 function transcript(path12, scrub) {
   const entries = [];
-  if (path12) mkdirSync2(dirname13(path12), { recursive: true });
+  if (path12) mkdirSync2(dirname14(path12), { recursive: true });
   const own2 = secretScrubber([...processSecrets(process.env), ...droppedSecrets()]);
   const both = (text2) => own2(scrub ? scrub(text2) : text2);
   const clean = (entry) => ({
@@ -103928,8 +104140,8 @@ function runnerPaths(env) {
     "GITHUB_STATE",
     "GITHUB_STEP_SUMMARY"
   ].map((name) => env[name]);
-  return [...dirs, ...files.map((file2) => file2 ? dirname14(file2) : void 0)].filter(
-    (path12) => typeof path12 === "string" && isAbsolute10(path12)
+  return [...dirs, ...files.map((file2) => file2 ? dirname15(file2) : void 0)].filter(
+    (path12) => typeof path12 === "string" && isAbsolute11(path12)
   );
 }
 function required2(env, name) {
