@@ -97404,17 +97404,19 @@ function unshareArgv(layout, options2, command) {
 
 // src/verify/sandbox/detect-isolation.ts
 var probed;
+var PROBE_TIMEOUT_MS = 6e4;
 async function works(argv) {
   const [file2, ...args] = argv;
   const result = await execa(file2, args, {
-    timeout: 1e4,
+    timeout: PROBE_TIMEOUT_MS,
     forceKillAfterDelay: 1e3,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     extendEnv: false,
     stdin: "ignore",
     reject: false
   });
-  return !result.failed && result.stdout.trim() === "ok";
+  if (result.timedOut) return "timed-out";
+  return !result.failed && result.stdout.trim() === "ok" ? "works" : "fails";
 }
 async function probe(kind) {
   const dir = await makeTempDir("autogen-probe-");
@@ -97431,28 +97433,39 @@ async function probe(kind) {
   }
 }
 function detectIsolation() {
-  probed ??= (async () => {
-    const forced = process.env.AUTOGEN_ISOLATION;
-    if (forced === "none") {
-      if (process.getuid?.() === 0 && process.env.AUTOGEN_ALLOW_UNSANDBOXED_ROOT !== "1") {
-        return {
-          refused: "refusing to run a repository's tests as root with no sandbox (AUTOGEN_ISOLATION=none): install bubblewrap, run the bot as an ordinary user, or set AUTOGEN_ALLOW_UNSANDBOXED_ROOT=1 if you accept that the tests can do anything root can"
-        };
-      }
-      return { isolation: "none" };
-    }
-    if (forced === "bwrap" || forced === "unshare") {
-      return await probe(forced) ? { isolation: forced } : {
-        refused: `AUTOGEN_ISOLATION=${forced}, but ${forced === "bwrap" ? "bubblewrap (bwrap)" : "unshare"} does not work on this host (not installed, or namespaces are not allowed here)`
+  const choice = probed ??= choose2();
+  void choice.then((c4) => {
+    if ("refused" in c4 && probed === choice) probed = void 0;
+  });
+  return choice;
+}
+async function choose2() {
+  const forced = process.env.AUTOGEN_ISOLATION;
+  if (forced === "none") {
+    if (process.getuid?.() === 0 && process.env.AUTOGEN_ALLOW_UNSANDBOXED_ROOT !== "1") {
+      return {
+        refused: "refusing to run a repository's tests as root with no sandbox (AUTOGEN_ISOLATION=none): install bubblewrap, run the bot as an ordinary user, or set AUTOGEN_ALLOW_UNSANDBOXED_ROOT=1 if you accept that the tests can do anything root can"
       };
     }
-    if (await probe("bwrap")) return { isolation: "bwrap" };
-    if (await probe("unshare")) return { isolation: "unshare" };
+    return { isolation: "none" };
+  }
+  const slow = (kind) => `${kind}'s probe (\`echo ok\` in the sandbox) did not finish within ${PROBE_TIMEOUT_MS / 1e3} s: the machine may be overloaded; the next job probes again`;
+  if (forced === "bwrap" || forced === "unshare") {
+    const result = await probe(forced);
+    if (result === "works") return { isolation: forced };
     return {
-      refused: "no sandbox is available to run the repository's tests: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or allow unprivileged user namespaces; AUTOGEN_ISOLATION=none runs them unsandboxed, which only makes sense for your own trusted code"
+      refused: result === "timed-out" ? `AUTOGEN_ISOLATION=${forced}, but ${slow(forced)}` : `AUTOGEN_ISOLATION=${forced}, but ${forced === "bwrap" ? "bubblewrap (bwrap)" : "unshare"} does not work on this host (not installed, or namespaces are not allowed here)`
     };
-  })();
-  return probed;
+  }
+  const bwrap = await probe("bwrap");
+  if (bwrap === "works") return { isolation: "bwrap" };
+  const unshare = await probe("unshare");
+  if (unshare === "works") return { isolation: "unshare" };
+  if (bwrap === "timed-out" || unshare === "timed-out")
+    return { refused: `no sandbox could be confirmed: ${slow(bwrap === "timed-out" ? "bubblewrap" : "unshare")}` };
+  return {
+    refused: "no sandbox is available to run the repository's tests: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or allow unprivileged user namespaces; AUTOGEN_ISOLATION=none runs them unsandboxed, which only makes sense for your own trusted code"
+  };
 }
 
 // src/verify/sandbox/disk-watch.ts

@@ -13,20 +13,26 @@ export type IsolationChoice = { isolation: Isolation } | { refused: string };
 
 let probed: Promise<IsolationChoice> | undefined;
 
-async function works(argv: string[]): Promise<boolean> {
+/** How long the probe's `echo ok` may take: far more than it needs, since a busy machine can take seconds to set up namespaces. */
+const PROBE_TIMEOUT_MS = 60_000;
+
+type ProbeResult = "works" | "fails" | "timed-out";
+
+async function works(argv: string[]): Promise<ProbeResult> {
   const [file, ...args] = argv as [string, ...string[]];
   const result = await execa(file, args, {
-    timeout: 10_000,
+    timeout: PROBE_TIMEOUT_MS,
     forceKillAfterDelay: 1000,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     extendEnv: false,
     stdin: "ignore",
     reject: false,
   });
-  return !result.failed && result.stdout.trim() === "ok";
+  if (result.timedOut) return "timed-out";
+  return !result.failed && result.stdout.trim() === "ok" ? "works" : "fails";
 }
 
-async function probe(kind: "bwrap" | "unshare"): Promise<boolean> {
+async function probe(kind: "bwrap" | "unshare"): Promise<ProbeResult> {
   const dir = await makeTempDir("autogen-probe-");
   const stage = await makeTempDir("autogen-root-");
   try {
@@ -44,32 +50,47 @@ async function probe(kind: "bwrap" | "unshare"): Promise<boolean> {
 }
 
 export function detectIsolation(): Promise<IsolationChoice> {
-  probed ??= (async (): Promise<IsolationChoice> => {
-    const forced = process.env.AUTOGEN_ISOLATION;
-    if (forced === "none") {
-      if (process.getuid?.() === 0 && process.env.AUTOGEN_ALLOW_UNSANDBOXED_ROOT !== "1") {
-        return {
-          refused:
-            "refusing to run a repository's tests as root with no sandbox (AUTOGEN_ISOLATION=none): install bubblewrap, run the bot as an ordinary user, or set AUTOGEN_ALLOW_UNSANDBOXED_ROOT=1 if you accept that the tests can do anything root can",
-        };
-      }
-      return { isolation: "none" };
+  const choice = (probed ??= choose());
+  // Only a sandbox found is kept: a refusal (a probe timed out on a busy machine, a tool installed since) is probed again next time.
+  void choice.then((c) => {
+    if ("refused" in c && probed === choice) probed = undefined;
+  });
+  return choice;
+}
+
+async function choose(): Promise<IsolationChoice> {
+  const forced = process.env.AUTOGEN_ISOLATION;
+  if (forced === "none") {
+    if (process.getuid?.() === 0 && process.env.AUTOGEN_ALLOW_UNSANDBOXED_ROOT !== "1") {
+      return {
+        refused:
+          "refusing to run a repository's tests as root with no sandbox (AUTOGEN_ISOLATION=none): install bubblewrap, run the bot as an ordinary user, or set AUTOGEN_ALLOW_UNSANDBOXED_ROOT=1 if you accept that the tests can do anything root can",
+      };
     }
-    if (forced === "bwrap" || forced === "unshare") {
-      return (await probe(forced))
-        ? { isolation: forced }
-        : {
-            refused: `AUTOGEN_ISOLATION=${forced}, but ${forced === "bwrap" ? "bubblewrap (bwrap)" : "unshare"} does not work on this host (not installed, or namespaces are not allowed here)`,
-          };
-    }
-    if (await probe("bwrap")) return { isolation: "bwrap" };
-    if (await probe("unshare")) return { isolation: "unshare" };
+    return { isolation: "none" };
+  }
+  const slow = (kind: string) =>
+    `${kind}'s probe (\`echo ok\` in the sandbox) did not finish within ${PROBE_TIMEOUT_MS / 1000} s: the machine may be overloaded; the next job probes again`;
+  if (forced === "bwrap" || forced === "unshare") {
+    const result = await probe(forced);
+    if (result === "works") return { isolation: forced };
     return {
       refused:
-        "no sandbox is available to run the repository's tests: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or allow unprivileged user namespaces; AUTOGEN_ISOLATION=none runs them unsandboxed, which only makes sense for your own trusted code",
+        result === "timed-out"
+          ? `AUTOGEN_ISOLATION=${forced}, but ${slow(forced)}`
+          : `AUTOGEN_ISOLATION=${forced}, but ${forced === "bwrap" ? "bubblewrap (bwrap)" : "unshare"} does not work on this host (not installed, or namespaces are not allowed here)`,
     };
-  })();
-  return probed;
+  }
+  const bwrap = await probe("bwrap");
+  if (bwrap === "works") return { isolation: "bwrap" };
+  const unshare = await probe("unshare");
+  if (unshare === "works") return { isolation: "unshare" };
+  if (bwrap === "timed-out" || unshare === "timed-out")
+    return { refused: `no sandbox could be confirmed: ${slow(bwrap === "timed-out" ? "bubblewrap" : "unshare")}` };
+  return {
+    refused:
+      "no sandbox is available to run the repository's tests: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or allow unprivileged user namespaces; AUTOGEN_ISOLATION=none runs them unsandboxed, which only makes sense for your own trusted code",
+  };
 }
 
 /** For tests: forget the probe so a changed AUTOGEN_ISOLATION is seen. */
