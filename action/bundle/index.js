@@ -95496,11 +95496,12 @@ function readWatchdogTimeouts(report2, workspace) {
 }
 
 // src/engine/template/js-spectra.ts
-import { readdir } from "node:fs/promises";
-import { join as join15 } from "node:path";
-import { fileURLToPath as fileURLToPath10 } from "node:url";
+import { readdir as readdir2 } from "node:fs/promises";
+import { join as join25 } from "node:path";
+import { fileURLToPath as fileURLToPath12 } from "node:url";
 
 // src/engine/template/reported-files.ts
+var MAX_SHOWN = 200;
 function reportedFileFilter(workspace) {
   const verdicts = /* @__PURE__ */ new Map();
   return {
@@ -95517,7 +95518,7 @@ function reportedFileFilter(workspace) {
       verdicts.set(file2, relative7);
       return relative7;
     },
-    dropped: () => [...verdicts].filter(([, relative7]) => relative7 === void 0).map(([file2]) => file2).sort()
+    dropped: () => [...verdicts].filter(([, relative7]) => relative7 === void 0).map(([file2]) => file2.length > MAX_SHOWN ? `${file2.slice(0, MAX_SHOWN)}\u2026` : file2).sort()
   };
 }
 
@@ -95547,6 +95548,9 @@ async function readRunOutput(path12, maxBytes) {
   }
 }
 
+// src/engine/template/js-spectra.ts
+import { setImmediate as setImmediate3 } from "node:timers/promises";
+
 // src/verify/coverage-preload.ts
 import { fileURLToPath as fileURLToPath8 } from "node:url";
 var COVERAGE_PRELOAD = fileURLToPath8(
@@ -95559,12 +95563,13 @@ import { dirname as dirname5, isAbsolute as isAbsolute5, resolve as resolve5 } f
 import { fileURLToPath as fileURLToPath9 } from "node:url";
 var MAX_MAP_CHARS = 16 * 1024 * 1024;
 var MAX_LOOKUPS = 2e8;
+var MAX_RECORD_LINES = 1e6;
 var scriptRecordSchema = external_exports.object({
   filename: external_exports.string().max(4096),
   length: external_exports.int().nonnegative(),
   lineOffset: external_exports.int(),
   columnOffset: external_exports.int(),
-  lines: external_exports.array(external_exports.int().nonnegative()).max(1e6),
+  lines: external_exports.array(external_exports.int().nonnegative()).max(MAX_RECORD_LINES),
   map: external_exports.string().max(MAX_MAP_CHARS)
 });
 var mapSchema = external_exports.object({
@@ -95646,9 +95651,8 @@ function sourcePath(scriptPath, source, sourceRoot) {
   if (/^[a-z][\w+.-]*:/i.test(joined)) return void 0;
   return resolve5(dirname5(scriptPath), joined);
 }
-function mappedLineCounts(record2, mappings, ranges) {
-  const segments = decodeSegments(mappings, record2);
-  if (!segments || segments.length * ranges.length > MAX_LOOKUPS) return void 0;
+function mappedLineCounts(segments, ranges) {
+  if (segments.length * ranges.length > MAX_LOOKUPS) return void 0;
   const innermost2 = (offset) => {
     let best;
     for (const r2 of ranges)
@@ -95675,7 +95679,1900 @@ function mappedLineCounts(record2, mappings, ranges) {
   return counts;
 }
 
+// src/engine/template/python-spectra.ts
+import { writeFile as writeFile5 } from "node:fs/promises";
+import { join as join24 } from "node:path";
+
+// src/verify/runners/detect-runner.ts
+import { existsSync as existsSync6, readdirSync as readdirSync3 } from "node:fs";
+import { join as join18 } from "node:path";
+
+// src/verify/parsers/parse-go-test.ts
+import { stripVTControlCharacters as stripVTControlCharacters5 } from "node:util";
+var RESULT = /^\s*--- (PASS|FAIL|SKIP): (\S+) \((\d+(?:\.\d+)?)s\)$/;
+function parseGoTest(output2) {
+  const lines = stripVTControlCharacters5(output2).split("\n");
+  const logs = /* @__PURE__ */ new Map();
+  let current;
+  const results = [];
+  for (const line of lines) {
+    const run2 = /^=== (?:RUN|CONT|PAUSE)\s+(\S+)$/.exec(line);
+    if (run2) {
+      current = run2[1];
+      continue;
+    }
+    const result = RESULT.exec(line);
+    if (result) {
+      const [, word, id, seconds4] = result;
+      const log = logs.get(id);
+      results.push({
+        id,
+        name: id.split("/").at(-1) ?? id,
+        status: word === "PASS" ? "pass" : word === "FAIL" ? "fail" : "skip",
+        durationMs: Math.round(Number(seconds4) * 1e3),
+        message: word === "FAIL" && log?.length ? log.join("\n") : void 0
+      });
+      continue;
+    }
+    if (current && /^\s{4}\S/.test(line) && !/^\s*--- /.test(line))
+      logs.set(current, [...logs.get(current) ?? [], line.trim()]);
+  }
+  const failedChildren = new Set(
+    results.filter((r2) => r2.status === "fail" && r2.id.includes("/")).map((r2) => r2.id.split("/")[0])
+  );
+  return results.filter((r2) => !(r2.status === "fail" && !r2.message && failedChildren.has(r2.id)));
+}
+
+// src/verify/parsers/parse-pytest-console.ts
+import { stripVTControlCharacters as stripVTControlCharacters6 } from "node:util";
+var LINE = /^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\s+(\S+)(?:\s+-\s+(.*))?$/;
+function parsePytestConsole(output2) {
+  const results = /* @__PURE__ */ new Map();
+  for (const raw of stripVTControlCharacters6(output2).split("\n")) {
+    const match = LINE.exec(raw.trim());
+    if (!match) continue;
+    const [, word, id, message] = match;
+    if (word === "SKIPPED") continue;
+    const status3 = word === "PASSED" ? "pass" : word === "XFAIL" ? "skip" : word === "ERROR" ? "error" : "fail";
+    const [file2] = id.split("::");
+    results.set(id, { id, name: id.split("::").at(-1) ?? id, file: file2, status: status3, message: message?.trim() });
+  }
+  return [...results.values()];
+}
+
+// src/verify/parsers/parse-tap.ts
+import { stripVTControlCharacters as stripVTControlCharacters7 } from "node:util";
+
+// src/verify/parsers/tap-yaml.ts
+function readTapYaml(lines, from, options2) {
+  const out = {};
+  if (!/^\s*---\s*$/.test(lines[from] ?? "")) return out;
+  const base = /^(\s*)\S/.exec(lines[from + 1] ?? "")?.[1]?.length ?? 0;
+  let key2;
+  let nested = [];
+  const close = () => {
+    if (key2 === void 0 || nested.length === 0) return;
+    while (nested.length > 0 && (nested.at(-1) ?? "").trim() === "") nested.pop();
+    const indent = Math.min(...nested.filter((l2) => l2.trim()).map((l2) => /^(\s*)/.exec(l2)?.[1]?.length ?? 0));
+    out[key2] = nested.map((l2) => l2.slice(Number.isFinite(indent) ? indent : 0)).join("\n");
+    nested = [];
+  };
+  for (let i3 = from + 1; i3 < lines.length && !/^\s*\.\.\.\s*$/.test(lines[i3] ?? ""); i3++) {
+    const line = lines[i3] ?? "";
+    const indent = /^(\s*)/.exec(line)?.[1]?.length ?? 0;
+    const kv = indent === base ? /^\s*([A-Za-z_]+):\s?(.*)$/.exec(line) : null;
+    if (kv) {
+      close();
+      key2 = kv[1];
+      const value = (kv[2] ?? "").trim();
+      out[key2] = /^[|>][-+]?$/.test(value) ? "" : options2.unquote ? unquote(value) : value;
+    } else if (key2 !== void 0 && (indent > base || line.trim() === "")) {
+      nested.push(line);
+    }
+  }
+  close();
+  return out;
+}
+function unquote(value) {
+  const single = /^'(.*)'$/.exec(value);
+  if (single) return (single[1] ?? "").replaceAll("''", "'");
+  const double = /^"(.*)"$/.exec(value);
+  if (double) {
+    try {
+      return JSON.parse(value);
+    } catch {
+      return double[1] ?? "";
+    }
+  }
+  return value;
+}
+
+// src/verify/parsers/parse-tap.ts
+var RESULT2 = /^(\s*)(ok|not ok) \d+ - (.*?)(?: # (SKIP|TODO)\b.*)?$/;
+function parseTap(output2) {
+  const lines = stripVTControlCharacters7(output2).split("\n");
+  const results = [];
+  const stack = [];
+  for (let i3 = 0; i3 < lines.length; i3++) {
+    const line = lines[i3];
+    const subtest = /^(\s*)# Subtest: (.*)$/.exec(line);
+    if (subtest) {
+      const depth2 = (subtest[1] ?? "").length / 4;
+      stack.length = depth2;
+      stack[depth2] = subtest[2] ?? "";
+      continue;
+    }
+    const match = RESULT2.exec(line);
+    if (!match) continue;
+    const depth = (match[1] ?? "").length / 4;
+    const name = match[3] ?? "";
+    const yaml3 = readTapYaml(lines, i3 + 1, { unquote: true });
+    if (yaml3.type === "suite") continue;
+    const path12 = [...stack.slice(0, depth), name];
+    results.push({
+      id: path12.join(" > "),
+      name,
+      file: yaml3.location?.replace(/:\d+:\d+$/, ""),
+      status: match[4] ? "skip" : match[2] === "ok" ? "pass" : "fail",
+      durationMs: yaml3.duration_ms ? Math.round(Number(yaml3.duration_ms)) : void 0,
+      // The error whole, line by line: node:assert's `+ actual - expected` diff is the expected and actual values.
+      message: yaml3.error ? [yaml3.name, yaml3.error].filter(Boolean).join(": ") : void 0,
+      details: yaml3.stack || void 0
+    });
+  }
+  return results;
+}
+
+// src/verify/parsers/parse-any-tap.ts
+import { stripVTControlCharacters as stripVTControlCharacters8 } from "node:util";
+var RESULT3 = /^(ok|not ok)\b(?: (\d+))?(?: -)?(?: (.*?))?(?: # (SKIP|TODO)\b.*)?$/i;
+var SUMMARY2 = /^# (tests|pass|fail|skip|todo|ok|not ok)\b(\s+\d+)?\s*$/;
+function parseAnyTap(output2) {
+  const text2 = stripVTControlCharacters8(output2);
+  if (/^\s*# Subtest: /m.test(text2)) return parseTap(text2);
+  const lines = text2.split("\n");
+  if (!lines.some((l2) => RESULT3.test(l2))) return [];
+  const grouped = lines.some((l2, i3) => /^# \S/.test(l2) && !SUMMARY2.test(l2) && RESULT3.test(lines[i3 + 1] ?? ""));
+  return grouped ? groupedResults(lines) : flatResults(lines);
+}
+function flatResults(lines) {
+  const results = [];
+  for (let i3 = 0; i3 < lines.length; i3++) {
+    const match = RESULT3.exec(lines[i3]);
+    if (!match) continue;
+    const name = (match[3] ?? "").trim() || `test ${match[2] ?? String(results.length + 1)}`;
+    const yaml3 = yamlBlock(lines, i3 + 1);
+    results.push({
+      id: uniqueId(results, name),
+      name,
+      status: statusOf(match),
+      message: match[1] === "ok" ? void 0 : failureMessage2(name, yaml3),
+      details: yaml3 || void 0
+    });
+  }
+  return results;
+}
+function groupedResults(lines) {
+  const results = [];
+  let current;
+  for (let i3 = 0; i3 < lines.length; i3++) {
+    const line = lines[i3];
+    const header = /^# (.+)$/.exec(line);
+    if (header && !SUMMARY2.test(line)) {
+      const skipped = /^SKIP\s+(.+)$/.exec(header[1] ?? "");
+      const name = (skipped?.[1] ?? header[1] ?? "").trim();
+      current = { id: uniqueId(results, name), name, status: skipped ? "skip" : "pass" };
+      results.push(current);
+      continue;
+    }
+    const match = RESULT3.exec(line);
+    if (!match) continue;
+    current ??= (() => {
+      const first2 = { id: "(outside any test)", name: "(outside any test)", status: "pass" };
+      results.push(first2);
+      return first2;
+    })();
+    if (match[1] !== "ok" && !match[4] && current.status !== "fail") {
+      const assertion = (match[3] ?? "").trim();
+      const yaml3 = yamlBlock(lines, i3 + 1);
+      current.status = "fail";
+      current.message = failureMessage2(assertion, yaml3);
+      current.details = yaml3 || void 0;
+    }
+  }
+  return results;
+}
+function statusOf(match) {
+  if (match[4]) return "skip";
+  return match[1]?.toLowerCase() === "ok" ? "pass" : "fail";
+}
+function uniqueId(results, name) {
+  const taken = new Set(results.map((r2) => r2.id));
+  if (!taken.has(name)) return name;
+  let n2 = 2;
+  while (taken.has(`${name} (${String(n2)})`)) n2++;
+  return `${name} (${String(n2)})`;
+}
+function yamlBlock(lines, from) {
+  if (!/^\s+---\s*$/.test(lines[from] ?? "")) return "";
+  const block = [];
+  for (let i3 = from + 1; i3 < lines.length && !/^\s+\.\.\.\s*$/.test(lines[i3] ?? ""); i3++)
+    block.push(lines[i3]);
+  return block.join("\n");
+}
+function failureMessage2(assertion, block) {
+  const yaml3 = readTapYaml(["  ---", ...block.split("\n")], 0, { unquote: false });
+  const operator = yaml3.operator?.trim();
+  const head = [assertion, operator ? `(${operator})` : void 0].filter(Boolean).join(" ");
+  const error62 = yaml3.name?.trim();
+  const lines = [
+    error62 && error62 !== assertion ? `${error62}: ${head}` : head,
+    yaml3.expected !== void 0 ? `expected: ${yaml3.expected}` : void 0,
+    yaml3.actual !== void 0 ? `actual: ${yaml3.actual}` : void 0
+  ];
+  return lines.filter((l2) => l2 !== void 0 && l2 !== "").join("\n") || "failed";
+}
+
+// src/verify/sandbox/sandbox-env.ts
+import { delimiter as delimiter2 } from "node:path";
+var PASSED_THROUGH = ["PATH", "LANG", "LC_ALL", "TZ", "TERM"];
+function sandboxEnv(options2) {
+  const parent = options2.parent ?? process.env;
+  const env = {};
+  for (const name of PASSED_THROUGH) {
+    const value = parent[name];
+    if (value !== void 0) env[name] = value;
+  }
+  if (options2.pathPrefix?.length) env.PATH = [...options2.pathPrefix, env.PATH ?? "/usr/bin:/bin"].join(delimiter2);
+  env.PATH ??= "/usr/local/bin:/usr/bin:/bin";
+  env.LANG ??= "C.UTF-8";
+  env.HOME = options2.home;
+  env.TMPDIR = options2.home;
+  env.CI = "true";
+  env.NO_COLOR = "1";
+  env.PYTHONDONTWRITEBYTECODE = "1";
+  env.GIT_TERMINAL_PROMPT = "0";
+  for (const [name, value] of Object.entries(options2.extra ?? {})) {
+    if (FORBIDDEN_ENV_NAMES.test(name)) throw new Error(`environment variable ${name} cannot be set for test runs`);
+    env[name] = value;
+  }
+  if (options2.nodePreload?.length)
+    env.NODE_OPTIONS = options2.nodePreload.map((file2) => `--require=${JSON.stringify(file2)}`).join(" ");
+  return env;
+}
+
+// src/verify/runners/command-env.ts
+var ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
+function splitEnvAssignments(argv) {
+  let rest = [...argv];
+  const env = {};
+  if (rest[0] === "env") {
+    rest = rest.slice(1);
+    if (rest[0]?.startsWith("-"))
+      throw new Error(`the test command's "env ${rest[0]}" is not supported: write "env NAME=value ... program args"`);
+  }
+  while (rest.length > 0) {
+    const match = ASSIGNMENT.exec(rest[0] ?? "");
+    if (!match) break;
+    const name = match[1];
+    if (FORBIDDEN_ENV_NAMES.test(name) || /^AUTOGEN_/i.test(name)) {
+      throw new Error(`the test command sets ${name}, which cannot be set for test runs: remove it from the command`);
+    }
+    env[name] = match[2] ?? "";
+    rest = rest.slice(1);
+  }
+  if (rest.length === 0) throw new Error("the test command sets environment variables but names no program to run");
+  return { env, argv: rest };
+}
+
+// src/verify/runners/js-runners.ts
+import { join as join16 } from "node:path";
+
+// src/verify/parsers/parse-tree-console.ts
+import { stripVTControlCharacters as stripVTControlCharacters9 } from "node:util";
+var DIALECTS = {
+  jest: {
+    mark: /^(\s*)(✓|✕|○ skipped|○|✎ todo)\s+(.*?)(?: \(\d+(?:\.\d+)? m?s\))?$/,
+    status: (m) => m === "\u2713" ? "pass" : m === "\u2715" ? "fail" : "skip",
+    file: /^(?:PASS|FAIL)\s+(\S+)/,
+    suite: /^(\s+)(\S.*)$/,
+    // Each failing file's details follow its tree; the next file's tree comes after them.
+    details: /^\s*●/,
+    stop: /^Test Suites:/
+  },
+  mocha: {
+    mark: /^(\s*)(✔|✓|\d+\)|-)\s+(.*?)(?: \(\d+ms\))?$/,
+    status: (m) => m === "\u2714" || m === "\u2713" ? "pass" : m === "-" ? "skip" : "fail",
+    suite: /^(\s+)(\S.*)$/,
+    stop: /^\s+\d+ passing\b/
+  },
+  vitest: {
+    mark: /^(\s*)(✓|×|↓)\s+(.*?)(?: \d+m?s)?$/,
+    status: (m) => m === "\u2713" ? "pass" : m === "\xD7" ? "fail" : "skip",
+    file: /^\s*[❯✓×]\s+(\S+\.[cm]?[jt]sx?)\b/,
+    suite: /^$^/,
+    stop: /Failed Tests \d+|Test Files /
+  }
+};
+function parseTreeConsole(output2, dialect) {
+  const d = DIALECTS[dialect];
+  const results = [];
+  const suites = [];
+  let file2;
+  let inDetails = false;
+  for (const raw of stripVTControlCharacters9(output2).split("\n")) {
+    const line = raw.replace(/\s+$/, "");
+    if (d.stop?.test(line)) {
+      if (dialect !== "vitest" || /Test Files|Failed Tests/.test(line)) break;
+    }
+    const fileMatch = d.file?.exec(line);
+    if (d.details?.test(line)) inDetails = true;
+    if (fileMatch) inDetails = false;
+    if (inDetails) continue;
+    if (fileMatch && !d.mark.exec(line)?.[3]?.includes(" ")) {
+      file2 = fileMatch[1];
+      suites.length = 0;
+      if (dialect === "vitest") continue;
+    }
+    if (fileMatch && dialect === "jest") continue;
+    const mark2 = d.mark.exec(line);
+    if (mark2) {
+      const indent = (mark2[1] ?? "").length;
+      const name = mark2[3] ?? "";
+      while (suites.length && (suites.at(-1)?.indent ?? 0) >= indent) suites.pop();
+      results.push({
+        id: [...file2 ? [file2] : [], ...suites.map((s) => s.name), name].join(" > "),
+        name,
+        file: file2,
+        status: d.status(mark2[2] ?? "")
+      });
+      continue;
+    }
+    const suite = d.suite.exec(line);
+    if (suite && line.trim()) {
+      const indent = (suite[1] ?? "").length;
+      while (suites.length && (suites.at(-1)?.indent ?? 0) >= indent) suites.pop();
+      suites.push({ indent, name: (suite[2] ?? "").trim() });
+    }
+  }
+  return results;
+}
+
+// src/verify/runners/installed-version.ts
+import { realpathSync as realpathSync4 } from "node:fs";
+import { join as join15 } from "node:path";
+function installedMajor(dir, name) {
+  try {
+    const modules = realpathSync4(join15(dir, "node_modules"));
+    const pkg = JSON.parse(readWorktreeTextSync(modules, `${name}/package.json`, { maxBytes: 1024 * 1024 }));
+    const major = typeof pkg.version === "string" ? /^(\d+)\./.exec(pkg.version)?.[1] : void 0;
+    return major === void 0 ? void 0 : Number(major);
+  } catch {
+    return void 0;
+  }
+}
+
+// src/verify/runners/test-titles.ts
+var FILE = /\.[cm]?[jt]sx?$|\//;
+function fullTitle(id) {
+  const parts = id.split(" > ");
+  return (parts.length > 1 && FILE.test(parts[0] ?? "") ? parts.slice(1) : parts).join(" ");
+}
+function fullTitlePattern(ids) {
+  return `(?:^| )(?:${safeIds(ids).map((id) => escapeRegExp(fullTitle(id))).join("|")})$`;
+}
+function keptArguments(args, options2) {
+  const kept2 = [];
+  for (let i3 = 0; i3 < args.length; i3++) {
+    const arg = args[i3];
+    const name = arg.split("=")[0] ?? arg;
+    if (options2.withValue.includes(name)) {
+      if (!arg.includes("=")) i3++;
+      continue;
+    }
+    if (options2.flags.includes(name)) {
+      if (!arg.includes("=") && (args[i3 + 1] === "true" || args[i3 + 1] === "false")) i3++;
+      continue;
+    }
+    kept2.push(arg);
+  }
+  return kept2;
+}
+
+// src/verify/runners/js-runners.ts
+var binOf = (dir) => join16(dir, "node_modules", ".bin");
+function vitestRunner(args, evidence, dir) {
+  const own2 = keptArguments(args, {
+    withValue: ["--reporter", "--outputFile", "--outputFile.junit"],
+    flags: ["--watch", "-w"]
+  }).filter((a2) => a2 !== "run" && a2 !== "watch" && a2 !== "dev");
+  return {
+    name: "vitest",
+    evidence,
+    reportFormat: "junit",
+    pathPrefix: [binOf(dir)],
+    selectsByFiltering: true,
+    parseConsole: (output2) => parseTreeConsole(output2, "vitest"),
+    command: (selection, reportPath, options2) => [
+      "vitest",
+      "run",
+      // Under V8 coverage: no type-check pass (tsc over the project in each run; type tests run no code).
+      ...options2?.v8Coverage ? own2.filter((a2) => a2 !== "--typecheck" && !a2.startsWith("--typecheck=")) : own2,
+      "--reporter=default",
+      "--reporter=junit",
+      `--outputFile.junit=${reportPath}`,
+      ...selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []
+    ]
+  };
+}
+function jestRunner(args, evidence, dir) {
+  const own2 = keptArguments(args, { withValue: ["--reporters"], flags: ["--watch", "--watchAll", "--coverage"] });
+  return {
+    name: "jest",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [binOf(dir)],
+    selectsByFiltering: true,
+    parseConsole: (output2) => parseTreeConsole(output2, "jest"),
+    // Jest names each test only with --verbose once it runs more than one file (else just `PASS file`).
+    command: (selection, _reportPath, options2) => [
+      "jest",
+      "--ci",
+      ...own2.includes("--verbose") ? [] : ["--verbose"],
+      ...own2,
+      // A config's `collectCoverage: true` instruments every file (istanbul): not under V8 coverage.
+      ...options2?.v8Coverage ? ["--coverage=false"] : [],
+      // Its transform cache (ts-jest, babel) kept across the localiser's runs: else each run compiles every file again.
+      ...options2?.cacheDir ? [`--cacheDirectory=${options2.cacheDir}`] : [],
+      ...selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []
+    ]
+  };
+}
+function mochaRunner(args, evidence, dir) {
+  const own2 = keptArguments(args, {
+    withValue: ["--reporter", "-R", "--reporter-option", "--reporter-options", "-O"],
+    flags: ["--watch", "-w"]
+  });
+  const major = installedMajor(dir, "mocha");
+  const option = major !== void 0 && major < 6 ? "--reporter-options" : "--reporter-option";
+  return {
+    name: "mocha",
+    evidence: major === void 0 ? evidence : `${evidence} (mocha ${String(major)})`,
+    reportFormat: "junit",
+    pathPrefix: [binOf(dir)],
+    selectsByFiltering: true,
+    parseConsole: (output2) => parseTreeConsole(output2, "mocha"),
+    command: (selection, reportPath) => [
+      "mocha",
+      ...own2,
+      "--reporter",
+      "xunit",
+      option,
+      `output=${reportPath}`,
+      ...selection.kind === "tests" ? ["--grep", fullTitlePattern(selection.ids)] : []
+    ]
+  };
+}
+function avaRunner(args, evidence, dir) {
+  const own2 = keptArguments(args, {
+    withValue: ["--reporter"],
+    flags: ["--tap", "-t", "--verbose", "-v", "--watch", "-w"]
+  });
+  return {
+    name: "ava",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [binOf(dir)],
+    selectsByFiltering: true,
+    parseConsole: parseAnyTap,
+    command: (selection) => [
+      "ava",
+      ...own2,
+      "--tap",
+      ...selection.kind === "tests" ? safeIds(selection.ids).flatMap((id) => ["--match", id.split(" \u203A ").at(-1) ?? id]) : []
+    ]
+  };
+}
+function tapRunner(argv, evidence, dir) {
+  return {
+    name: "tap",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [binOf(dir)],
+    selectsByFiltering: true,
+    parseConsole: parseAnyTap,
+    command: () => [...argv]
+  };
+}
+
+// src/verify/runners/package-script.ts
+var packageSchema = external_exports.object({ scripts: external_exports.record(external_exports.string(), external_exports.string()).optional() }).loose();
+function packageScriptName(argv) {
+  const [tool, first2, second] = argv;
+  if (tool !== "npm" && tool !== "yarn" && tool !== "pnpm") return void 0;
+  if (first2 === "test" || first2 === "t" || first2 === "tst") return "test";
+  if ((first2 === "run" || first2 === "run-script") && second) return second;
+  if (tool !== "npm" && first2 && !first2.startsWith("-") && first2 !== "exec" && first2 !== "dlx") return first2;
+  return void 0;
+}
+function readPackageScript(dir, argv) {
+  const name = packageScriptName(argv);
+  if (!name) return void 0;
+  let text2;
+  try {
+    text2 = readWorktreeTextSync(dir, "package.json", { maxBytes: 1024 * 1024 });
+  } catch {
+    throw new Error(
+      `the test command "${argv.join(" ")}" runs a package.json script, but the repository has no package.json`
+    );
+  }
+  const parsed = packageSchema.safeParse(JSON.parse(text2));
+  const script = parsed.success ? parsed.data.scripts?.[name] : void 0;
+  const explicit = argv[0] === "npm" || argv[1] === "run" || argv[1] === "run-script" || name === "test";
+  if (!script && !explicit) return void 0;
+  if (!script)
+    throw new Error(
+      `the test command "${argv.join(" ")}" runs the package.json script "${name}", which package.json does not define`
+    );
+  const at = argv.indexOf(name);
+  const extra = argv.slice(at + 1).filter((a2) => a2 !== "--");
+  return [script, ...extra].join(" ");
+}
+function scriptSteps(script) {
+  return script.split("&&").map((step) => step.trim()).filter((step) => step.length > 0);
+}
+
+// src/verify/runners/cargo-runner.ts
+import { existsSync as existsSync5 } from "node:fs";
+import { homedir } from "node:os";
+import { isAbsolute as isAbsolute6, join as join17 } from "node:path";
+
+// src/verify/parsers/parse-cargo-test.ts
+import { stripVTControlCharacters as stripVTControlCharacters10 } from "node:util";
+var RESULT4 = /^test (.+?) \.\.\. (ok|FAILED|ignored|bench)(?:, .*)?$/;
+var RUNNING = /^\s*(?:Running (?:unittests )?(\S+)|Doc-tests (\S+))/;
+var SECTION = /^---- (.+?) stdout ----$/;
+function parseCargoTest(output2) {
+  const lines = stripVTControlCharacters10(output2).split("\n");
+  const results = [];
+  const messages = /* @__PURE__ */ new Map();
+  let file2;
+  let section;
+  for (const line of lines) {
+    const running = RUNNING.exec(line);
+    if (running) {
+      file2 = running[1] ?? `doc-tests ${running[2] ?? ""}`;
+      section = void 0;
+      continue;
+    }
+    const result = RESULT4.exec(line);
+    if (result) {
+      const [, id, word] = result;
+      if (word === "bench") continue;
+      results.push({
+        id,
+        name: id.split("::").at(-1) ?? id,
+        file: file2,
+        status: word === "ok" ? "pass" : word === "FAILED" ? "fail" : "skip"
+      });
+      continue;
+    }
+    const start = SECTION.exec(line);
+    if (start) {
+      section = start[1];
+      continue;
+    }
+    if (section !== void 0) {
+      if (/^(failures:|test result:)/.test(line)) section = void 0;
+      else if (line.trim() !== "" && !/^note: run with `RUST_BACKTRACE/.test(line))
+        messages.set(section, [...messages.get(section) ?? [], line]);
+    }
+  }
+  for (const test of results) {
+    const message = test.status === "fail" ? messages.get(test.id) : void 0;
+    if (message?.length) {
+      test.details = message.join("\n");
+      const panicked = message.findIndex((l2) => /^thread '.*'(?: \(\d+\))? panicked at/.test(l2));
+      test.message = (panicked >= 0 ? message[panicked + 1] : void 0) ?? message[0];
+    }
+  }
+  return results;
+}
+
+// src/verify/runners/cargo-runner.ts
+function cargoRunner(argv, evidence) {
+  return {
+    name: "cargo",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [],
+    // A doc test's or an integration test's name can repeat in another test binary: keep the selected ids only.
+    selectsByFiltering: true,
+    parseConsole: parseCargoTest,
+    // The sandbox gives the run a home of its own: rustup's proxy (~/.cargo/bin/cargo) must still find its toolchains.
+    prepareEnv: (env) => ({ ...env, ...rustupHome() }),
+    command: (selection) => {
+      const given = argv.includes("--no-fail-fast") ? [...argv] : [...argv.slice(0, 2), "--no-fail-fast", ...argv.slice(2)];
+      if (selection.kind !== "tests") return given;
+      const ids = safeIds(selection.ids);
+      return given.includes("--") ? [...given, "--exact", ...ids] : [...given, "--", "--exact", ...ids];
+    }
+  };
+}
+function rustupHome() {
+  const given = process.env.RUSTUP_HOME;
+  const home = given && isAbsolute6(given) ? given : join17(homedir(), ".rustup");
+  return existsSync5(home) ? { RUSTUP_HOME: home } : {};
+}
+
+// src/verify/runners/split-command.ts
+function splitCommand(line) {
+  const args = [];
+  let current = "";
+  let quote;
+  let started = false;
+  for (let i3 = 0; i3 < line.length; i3++) {
+    const ch = line[i3];
+    if (quote) {
+      if (ch === quote) quote = void 0;
+      else if (ch === "\\" && quote === '"' && i3 + 1 < line.length) current += line[++i3];
+      else current += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      started = true;
+    } else if (ch === "\\" && i3 + 1 < line.length) {
+      current += line[++i3];
+      started = true;
+    } else if (/\s/.test(ch)) {
+      if (started) args.push(current);
+      current = "";
+      started = false;
+    } else if ("|&;<>`$".includes(ch)) {
+      throw new Error(`shell syntax "${ch}" is not supported in a test command: name one program and its arguments`);
+    } else {
+      current += ch;
+      started = true;
+    }
+  }
+  if (quote) throw new Error("unclosed quote in the test command");
+  if (started) args.push(current);
+  return args;
+}
+
+// src/verify/per-test-limit.ts
+function firstRunCpuMs(runTimeoutMs) {
+  return Math.min(FIRST_RUN_CPU_CEILING_MS, Math.max(FIRST_RUN_CPU_FLOOR_MS, Math.round(runTimeoutMs / 20)));
+}
+var FIRST_RUN_CPU_FLOOR_MS = 2e3;
+var FIRST_RUN_CPU_CEILING_MS = 3e4;
+var FIRST_TRACE_FACTOR = 4;
+var WALL_FACTOR = 10;
+var WALL_FLOOR_MS = 1e4;
+var WALL_CEILING_MS = 12e4;
+var seconds3 = (ms) => String(Math.round(ms / 100) / 10);
+function defaultPerTestMs(runTimeoutMs) {
+  return Math.min(WALL_CEILING_MS, Math.max(WALL_FLOOR_MS, Math.round(runTimeoutMs / 5)));
+}
+function perTestWallMs(cpuMs, runTimeoutMs) {
+  return Math.min(runTimeoutMs, Math.max(Math.ceil(WALL_FACTOR * cpuMs), defaultPerTestMs(runTimeoutMs)));
+}
+function withPerTestLimit(limit2, runTimeoutMs) {
+  const timeoutMs = limit2?.timeoutMs ?? runTimeoutMs;
+  if (limit2?.perTestMs !== void 0)
+    return { ...limit2, perTestWallMs: limit2.perTestWallMs ?? perTestWallMs(limit2.perTestMs, timeoutMs) };
+  const perTestMs = Math.min(firstRunCpuMs(timeoutMs), timeoutMs);
+  const wallMs = perTestWallMs(perTestMs, timeoutMs);
+  const what = `${seconds3(perTestMs)} s of CPU time (${seconds3(wallMs)} s of wall-clock time for a test that blocks)`;
+  return {
+    timeoutMs,
+    reason: limit2 ? `${limit2.reason}; one test at most ${what}` : `the per-test limit of ${what}`,
+    perTestMs,
+    perTestWallMs: wallMs
+  };
+}
+function pythonPerTestEnv(env, options2) {
+  if (options2?.perTestMs === void 0) return {};
+  const given = Number(env?.AUTOGEN_TEST_TIMEOUT ?? 0);
+  const ours = Math.ceil(options2.perTestMs) / 1e3;
+  const wall = Math.ceil(options2.perTestWallMs ?? WALL_FACTOR * options2.perTestMs) / 1e3;
+  return {
+    AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours),
+    AUTOGEN_TEST_WALL_TIMEOUT: String(wall)
+  };
+}
+
+// src/verify/runners/unittest-runner.ts
+var UNITTEST_WRAPPER = "autogen_unittest";
+function unittestRunner(args, evidence) {
+  return {
+    name: "unittest",
+    evidence,
+    reportFormat: "junit",
+    pathPrefix: [],
+    // The wrapper sits next to our pytest plugin; the per-test limit goes the same way (a tighter one already set is kept).
+    prepareEnv: (env, options2) => withPytestPlugin(env, pythonPerTestEnv(env, options2)),
+    command: (selection, reportPath) => [
+      pythonExecutable(),
+      "-m",
+      UNITTEST_WRAPPER,
+      "--autogen-report",
+      reportPath,
+      ...selection.kind === "tests" ? safeIds(selection.ids).flatMap((id) => ["--autogen-select", id]) : [],
+      "--",
+      ...args
+    ]
+  };
+}
+function unittestArgs(argv) {
+  const program = argv[0]?.split("/").at(-1) ?? "";
+  if (!/^python(\d+(\.\d+)?)?$/.test(program)) return void 0;
+  const at = argv.indexOf("-m");
+  return at > 0 && argv[at + 1] === "unittest" ? argv.slice(at + 2) : void 0;
+}
+
+// src/verify/runners/detect-runner.ts
+var LOOKED_FOR = [
+  "pytest (pytest.ini, pyproject.toml [tool.pytest], setup.cfg/tox.ini [pytest], test_*.py)",
+  "package.json scripts.test (vitest, jest, mocha, ava, tape or any TAP producer, node --test)",
+  "go.mod",
+  "Cargo.toml",
+  "pom.xml",
+  "build.gradle"
+];
+var MANIFEST_READ_LIMIT = 1024 * 1024;
+function detectRunner(dir, configured) {
+  if (configured) return runnerForLine(configured, `test.command "${configured}"`, dir);
+  const has2 = (name) => existsSync6(join18(dir, name));
+  const read = (name) => has2(name) ? tryReadWorktreeTextSync(dir, name, { maxBytes: MANIFEST_READ_LIMIT }) ?? "" : "";
+  if (has2("pytest.ini") || /\[tool\.pytest/.test(read("pyproject.toml")) || /\[(tool:)?pytest\]/.test(read("setup.cfg") + read("tox.ini")) || hasPythonTests(dir)) {
+    return pytestRunner([], "pytest configuration or test_*.py files");
+  }
+  if (has2("package.json")) {
+    const pkg = JSON.parse(read("package.json"));
+    const script = pkg.scripts?.test;
+    if (script && !/no test specified/.test(script))
+      return runnerForScript(script, `package.json scripts.test "${script}"`, dir, 1);
+  }
+  if (has2("go.mod")) return goRunner([], "go.mod");
+  if (has2("Cargo.toml")) return cargoRunner(["cargo", "test"], "Cargo.toml");
+  if (has2("pom.xml"))
+    return simpleRunner("maven", ["mvn", "-q", "test"], "pom.xml", (ids) => [`-Dtest=${ids.join(",")}`]);
+  if (has2("build.gradle") || has2("build.gradle.kts"))
+    return simpleRunner(
+      "gradle",
+      [has2("gradlew") ? "./gradlew" : "gradle", "test"],
+      "build.gradle",
+      (ids) => ids.flatMap((id) => ["--tests", id])
+    );
+  throw new NoTestsDetectedError(dir, LOOKED_FOR);
+}
+function hasPythonTests(dir, depth = 0) {
+  if (depth > 3) return false;
+  for (const entry of readdirSync3(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+    if (entry.isFile() && /^test_.*\.py$|_test\.py$/.test(entry.name)) return true;
+    if (entry.isDirectory() && hasPythonTests(join18(dir, entry.name), depth + 1)) return true;
+  }
+  return false;
+}
+var MAX_SCRIPT_DEPTH = 4;
+function runnerForLine(line, evidence, dir, depth = 0) {
+  const { env, argv } = splitEnvAssignments(splitCommand(line));
+  const script = depth < MAX_SCRIPT_DEPTH ? readPackageScript(dir, argv) : void 0;
+  const runner = script !== void 0 ? runnerForScript(script, `${evidence}: package.json script "${script}"`, dir, depth + 1) : runnerForCommand(argv, evidence, dir);
+  return withCommandEnv(runner, env);
+}
+function runnerForScript(script, evidence, dir, depth) {
+  const steps = scriptSteps(script);
+  for (const step of steps.slice(0, -1)) {
+    let runner;
+    try {
+      runner = runnerForLine(step, evidence, dir, depth);
+    } catch {
+      continue;
+    }
+    if (runner.name !== "custom") return runner;
+  }
+  return runnerForLine(steps.at(-1) ?? script, evidence, dir, depth);
+}
+function withCommandEnv(runner, commandEnv) {
+  if (Object.keys(commandEnv).length === 0) return runner;
+  const prepare2 = runner.prepareEnv;
+  return {
+    ...runner,
+    commandEnv,
+    prepareEnv: (env, options2) => prepare2 ? prepare2({ ...env, ...commandEnv }, options2) : { ...env, ...commandEnv }
+  };
+}
+function runnerForCommand(given, evidence, dir) {
+  const argv = given[0] === "npx" ? afterOptions(given.slice(1)) : given[0] === "pnpm" || given[0] === "yarn" ? given.slice(given[1] === "exec" ? 2 : 1) : given;
+  const joined = argv.join(" ");
+  const program = (argv[0] ?? "").split("/").at(-1) ?? "";
+  const rest = argv.slice(1);
+  if (/\bpytest\b/.test(joined)) {
+    const extra = argv.slice(argv.findIndex((a2) => /pytest$/.test(a2)) + 1);
+    return pytestRunner(extra, evidence);
+  }
+  const unittest = unittestArgs(argv);
+  if (unittest) return unittestRunner(unittest, evidence);
+  if (program === "nyc" || program === "c8") {
+    const at = rest.findIndex((a2) => WRAPPED.has(a2.split("/").at(-1) ?? a2));
+    if (at >= 0) return runnerForCommand(rest.slice(at), `${evidence} (its ${program} coverage wrapper left out)`, dir);
+  }
+  if (program === "cross-env") {
+    const { env, argv: wrapped } = splitEnvAssignments(rest);
+    return withCommandEnv(runnerForCommand(wrapped, evidence, dir), env);
+  }
+  if (program === "cargo" && rest[0] === "test") return cargoRunner(argv, evidence);
+  if (program === "vitest") return vitestRunner(rest, evidence, dir);
+  if (program === "jest") return jestRunner(rest, evidence, dir);
+  if (program === "mocha" || program === "_mocha") return mochaRunner(rest, evidence, dir);
+  if (program === "ava") return avaRunner(rest, evidence, dir);
+  if (program === "tape" || program === "tap") return tapRunner(argv, evidence, dir);
+  if (program === "node" && argv.includes("--test")) return nodeTestRunner(argv, evidence);
+  if (program === "go" && rest[0] === "test") return goRunner(rest.slice(1), evidence);
+  const bin = join18(dir, "node_modules", ".bin");
+  return {
+    name: "custom",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [bin],
+    parseConsole: parseAnyTap,
+    selectsByFiltering: true,
+    command: () => argv
+  };
+}
+var WRAPPED = /* @__PURE__ */ new Set([
+  "mocha",
+  "_mocha",
+  "tape",
+  "tap",
+  "ava",
+  "jest",
+  "vitest",
+  "node",
+  "python",
+  "python3",
+  "pytest"
+]);
+function afterOptions(args) {
+  const at = args.findIndex((a2) => !a2.startsWith("-"));
+  return at < 0 ? [] : args.slice(at);
+}
+function pytestRunner(extra, evidence) {
+  return {
+    name: "pytest",
+    evidence,
+    reportFormat: "junit",
+    pathPrefix: [],
+    commandArgs: extra,
+    parseConsole: parsePytestConsole,
+    // Our plugin's per-test limit (CPU time, and wall-clock time for a test that blocks); a tighter one already in the environment (eval's) is kept.
+    prepareEnv: (env, options2) => withPytestPlugin(env, pythonPerTestEnv(env, options2)),
+    command: (selection, reportPath) => [
+      pythonExecutable(),
+      "-m",
+      "pytest",
+      ...pytestOwnArgs(extra, selection.kind === "tests"),
+      "-rA",
+      "--color=no",
+      "-p",
+      "no:cacheprovider",
+      "-p",
+      PYTEST_PLUGIN,
+      "-o",
+      "junit_family=xunit1",
+      `--junitxml=${reportPath}`,
+      ...selection.kind === "tests" ? safeIds(selection.ids) : []
+    ]
+  };
+}
+var PYTEST_VALUE_OPTIONS = /* @__PURE__ */ new Set([
+  "-k",
+  "-m",
+  "-p",
+  "-c",
+  "-o",
+  "-W",
+  "-n",
+  "--ignore",
+  "--ignore-glob",
+  "--deselect",
+  "--rootdir",
+  "--basetemp",
+  "--confcutdir",
+  "--cov",
+  "--cov-report",
+  "--cov-config",
+  "--tb",
+  "--maxfail",
+  "--durations",
+  "--import-mode",
+  "--log-level",
+  "--doctest-glob",
+  "--override-ini"
+]);
+function withoutPaths(extra) {
+  return extra.filter((arg, i3) => arg.startsWith("-") || PYTEST_VALUE_OPTIONS.has(extra[i3 - 1] ?? ""));
+}
+function pytestOwnArgs(extra, selecting) {
+  return (selecting ? withoutPaths(extra) : extra).filter((a2) => !a2.startsWith("--junitxml"));
+}
+function nodeTestRunner(argv, evidence) {
+  return {
+    name: "node-test",
+    evidence,
+    reportFormat: "junit",
+    pathPrefix: [],
+    // A synchronous loop blocks --test-timeout: our watchdog, preloaded into each test file's process, stops it.
+    prepareEnv: (env, options2) => ({
+      ...env,
+      ...options2?.perTestMs !== void 0 ? watchdogEnv(options2.perTestMs, options2.perTestWallMs) : {}
+    }),
+    // The pattern names a test by its own name: a test of that name in another suite runs too,
+    // and node reports every test the pattern left out as skipped.
+    selectsByFiltering: true,
+    command: (selection, reportPath, options2) => {
+      const [node2, ...rest] = argv;
+      const pattern = selection.kind === "tests" ? [
+        `--test-name-pattern=^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`
+      ] : [];
+      const timeout = options2?.perTestMs !== void 0 ? [`--test-timeout=${String(Math.ceil(options2.perTestWallMs ?? WALL_FACTOR * options2.perTestMs))}`] : [];
+      const watchdog = options2?.perTestMs !== void 0 ? watchdogArgs() : [];
+      return [
+        node2 ?? "node",
+        ...watchdog,
+        "--test-reporter=tap",
+        "--test-reporter-destination=stdout",
+        "--test-reporter=junit",
+        `--test-reporter-destination=${reportPath}`,
+        ...timeout,
+        ...pattern,
+        ...rest
+      ];
+    },
+    parseConsole: parseTap
+  };
+}
+function goRunner(args, evidence) {
+  const own2 = args.filter((a2) => a2 !== "-v" && a2 !== "-json");
+  const packages = own2.some((a2) => !a2.startsWith("-")) ? [] : ["./..."];
+  return {
+    name: "go",
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [],
+    selectsByFiltering: true,
+    parseConsole: parseGoTest,
+    command: (selection) => {
+      const tops = selection.kind === "tests" ? [...new Set(safeIds(selection.ids).map((id) => id.split("/")[0] ?? id))] : [];
+      return [
+        "go",
+        "test",
+        "-v",
+        ...tops.length > 0 ? ["-run", `^(${tops.map(escapeRegExp).join("|")})$`] : [],
+        ...own2,
+        ...packages
+      ];
+    }
+  };
+}
+function simpleRunner(name, base, evidence, select) {
+  return {
+    name,
+    evidence,
+    reportFormat: "none",
+    pathPrefix: [],
+    command: (selection) => [...base, ...selection.kind === "tests" ? select(safeIds(selection.ids)) : []]
+  };
+}
+
+// src/verify/sandbox/run-sandboxed.ts
+import { existsSync as existsSync9 } from "node:fs";
+
+// src/verify/sandbox/bwrap-argv.ts
+var SANDBOX_UID = 65534;
+function bwrapArgv(layout, options2, command) {
+  const mounts = layout.ops.flatMap((op) => {
+    switch (op.kind) {
+      case "tmpfs":
+        return ["--size", String(op.bytes), "--tmpfs", op.path];
+      case "hide-file":
+        return ["--ro-bind", "/dev/null", op.path];
+      case "ro":
+        return ["--ro-bind", op.path, op.path];
+      case "rw":
+        return ["--bind", op.path, op.path];
+    }
+  });
+  return [
+    "bwrap",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    ...mounts,
+    "--unshare-all",
+    ...options2.network ? ["--share-net"] : [],
+    "--unshare-user",
+    "--uid",
+    String(SANDBOX_UID),
+    "--gid",
+    String(SANDBOX_UID),
+    "--disable-userns",
+    "--cap-drop",
+    "ALL",
+    "--hostname",
+    "autogen-sandbox",
+    "--die-with-parent",
+    "--new-session",
+    "--chdir",
+    options2.cwd,
+    "--",
+    ...command
+  ];
+}
+
+// src/verify/sandbox/sandbox-layout.ts
+import { existsSync as existsSync7, lstatSync as lstatSync5, realpathSync as realpathSync5, statSync as statSync4 } from "node:fs";
+import { homedir as homedir3 } from "node:os";
+import { delimiter as delimiter3, dirname as dirname6, isAbsolute as isAbsolute7, join as join20, relative as relative5, resolve as resolve6, sep as sep5 } from "node:path";
+import { fileURLToPath as fileURLToPath10 } from "node:url";
+
+// src/config/data-dir.ts
+import { homedir as homedir2 } from "node:os";
+import { join as join19 } from "node:path";
+function defaultDataDir(env = process.env, platform2 = process.platform, home = homedir2()) {
+  if (platform2 === "win32") return join19(env.LOCALAPPDATA ?? join19(home, "AppData", "Local"), "autogen-bot");
+  if (platform2 === "darwin") return join19(home, "Library", "Application Support", "autogen-bot");
+  const xdg = env.XDG_DATA_HOME;
+  return join19(xdg && xdg.startsWith("/") ? xdg : join19(home, ".local", "share"), "autogen-bot");
+}
+
+// src/verify/sandbox/sandbox-layout.ts
+var DEFAULT_TMP_BYTES = 512 * 1024 * 1024;
+var SYSTEM = [
+  "/",
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/etc",
+  "/opt",
+  "/var",
+  "/proc",
+  "/dev",
+  "/sys"
+];
+var TOOLCHAIN_HOMES = /* @__PURE__ */ new Set([
+  ".pyenv",
+  ".nvm",
+  ".cargo",
+  ".rustup",
+  ".volta",
+  ".asdf",
+  ".sdkman",
+  ".deno",
+  ".bun",
+  ".rbenv",
+  ".goenv",
+  ".ghcup",
+  ".cabal",
+  ".opam",
+  ".elan",
+  ".juliaup",
+  ".fnm",
+  ".local",
+  "go",
+  ".go"
+]);
+var BOT_ROOT = fileURLToPath10(new URL("../../../", new URL("../../src/verify/sandbox/sandbox-layout.ts", import.meta.url).href));
+function sandboxLayout(request2) {
+  const env = request2.env ?? process.env;
+  const tmpBytes = request2.tmpBytes ?? DEFAULT_TMP_BYTES;
+  const home = safeReal(env.HOME && isAbsolute7(env.HOME) ? env.HOME : homedir3());
+  const hiddenDirs = /* @__PURE__ */ new Set();
+  const hiddenFiles = /* @__PURE__ */ new Set();
+  const hide2 = (path12) => {
+    if (!path12 || !isAbsolute7(path12)) return;
+    const real2 = safeReal(path12);
+    if (SYSTEM.includes(real2) || !existsSync7(real2)) return;
+    (statSync4(real2).isDirectory() ? hiddenDirs : hiddenFiles).add(real2);
+  };
+  hide2(home);
+  hide2(defaultDataDir(env, process.platform, home));
+  if (env.AUTOGEN_DB_PATH) hide2(dirname6(resolve6(env.AUTOGEN_DB_PATH)));
+  hide2(env.PRIVATE_KEY_PATH ? resolve6(env.PRIVATE_KEY_PATH) : void 0);
+  hide2(join20(process.cwd(), ".env"));
+  hide2(join20(BOT_ROOT, ".env"));
+  for (const path12 of (env.AUTOGEN_SANDBOX_HIDE ?? "").split(delimiter3)) hide2(path12 || void 0);
+  for (const path12 of request2.hidden ?? []) hide2(path12);
+  for (const path12 of ["/run", "/var/tmp", "/var/run", "/root", "/home", "/etc/shadow", "/etc/gshadow", "/etc/ssh"])
+    hide2(path12);
+  for (const path12 of ["/run", "/var/tmp"]) if (existsSync7(path12)) hiddenDirs.add(safeReal(path12));
+  const writableRoots = [request2.workspace, ...request2.writable ?? []].filter((p) => existsSync7(p));
+  const workspaceReal = [.../* @__PURE__ */ new Set([...writableRoots.map(safeReal), ...writableRoots.map((p) => resolve6(p))])];
+  const insideWritable = (path12, strictlyBelow = false) => {
+    const resolved = resolve6(path12);
+    return workspaceReal.some(
+      (w2) => resolved === w2 || resolved.startsWith(w2 + sep5) && !(strictlyBelow && isOwnGitPointer(resolved, w2))
+    );
+  };
+  const visible = /* @__PURE__ */ new Set();
+  const covered = [...hiddenDirs, ...["/tmp", "/dev/shm"].filter((d) => existsSync7(d)).map(safeReal)];
+  const show = (path12) => {
+    if (!isAbsolute7(path12) || !existsSync7(path12)) return;
+    const real2 = safeReal(path12);
+    const hiddenParent = covered.find((dir) => real2 === dir || real2.startsWith(dir + sep5));
+    if (!hiddenParent) return;
+    const [first2] = relative5(hiddenParent, real2).split(sep5);
+    visible.add(first2 && TOOLCHAIN_HOMES.has(first2) ? join20(hiddenParent, first2) : real2);
+    if (first2 === ".cargo") {
+      const rustup = env.RUSTUP_HOME && isAbsolute7(env.RUSTUP_HOME) ? env.RUSTUP_HOME : join20(hiddenParent, ".rustup");
+      if (existsSync7(rustup)) visible.add(safeReal(rustup));
+    }
+  };
+  for (const dir of (request2.path ?? env.PATH ?? "").split(delimiter3)) if (dir && !insideWritable(dir)) show(dir);
+  show(join20(BOT_ROOT, "resources"));
+  show(dirname6(process.execPath));
+  for (const path12 of request2.readOnly ?? [])
+    if (existsSync7(path12) && !lstatSync5(path12).isSymbolicLink() && !insideWritable(path12, true))
+      visible.add(safeReal(path12));
+  for (const dir of grantedDirectories(request2.workspace))
+    if (existsSync7(dir) && !insideWritable(dir)) visible.add(dir);
+  const writable = [request2.workspace, ...request2.writable ?? []].filter((p) => existsSync7(p)).map(safeReal);
+  const ops = [
+    { kind: "tmpfs", path: "/tmp", bytes: tmpBytes },
+    { kind: "tmpfs", path: "/dev/shm", bytes: Math.min(tmpBytes, 64 * 1024 * 1024) },
+    ...[...hiddenDirs].filter((d) => d !== "/tmp").map((path12) => ({ kind: "tmpfs", path: path12, bytes: 1024 * 1024 })),
+    ...[...visible].map((path12) => ({ kind: "ro", path: path12 })),
+    ...writable.map((path12) => ({ kind: "rw", path: path12 })),
+    ...[...hiddenFiles].map((path12) => ({ kind: "hide-file", path: path12 }))
+  ];
+  return { ops: orderOps(ops, writable) };
+}
+function orderOps(ops, writable) {
+  const depth = (p) => p === "/" ? 0 : p.split(sep5).length;
+  const kept2 = ops.filter((op, i3) => ops.findIndex((o3) => o3.path === op.path && o3.kind === op.kind) === i3);
+  const filtered = kept2.filter(
+    (op) => !((op.kind === "tmpfs" || op.kind === "hide-file") && writable.includes(op.path) && op.path !== "/tmp")
+  );
+  return filtered.map((op, index) => ({ op, index })).sort((a2, b3) => depth(a2.op.path) - depth(b3.op.path) || a2.index - b3.index).map(({ op }) => op);
+}
+function safeReal(path12) {
+  try {
+    return realpathSync5(path12);
+  } catch {
+    return resolve6(path12);
+  }
+}
+function isOwnGitPointer(path12, workspace) {
+  return path12 === join20(workspace, ".git");
+}
+
+// src/verify/sandbox/unshare-argv.ts
+import { fileURLToPath as fileURLToPath11 } from "node:url";
+var UNSHARE_INIT = fileURLToPath11(new URL("../../../resources/sandbox/unshare-init.mjs", new URL("../../src/verify/sandbox/unshare-argv.ts", import.meta.url).href));
+function unshareArgv(layout, options2, command) {
+  const spec = JSON.stringify({ stage: options2.stage, cwd: options2.cwd, network: options2.network, ops: layout.ops });
+  return [
+    "setpriv",
+    "--pdeathsig",
+    "KILL",
+    "--",
+    "unshare",
+    ...process.getuid?.() === 0 ? [] : ["--map-root-user"],
+    "--mount",
+    "--propagation",
+    "private",
+    "--pid",
+    "--fork",
+    "--kill-child",
+    "--mount-proc",
+    "--ipc",
+    "--uts",
+    ...options2.network ? [] : ["--net"],
+    "--",
+    process.execPath,
+    UNSHARE_INIT,
+    spec,
+    "--",
+    ...command
+  ];
+}
+
+// src/verify/sandbox/detect-isolation.ts
+var probed;
+var PROBE_TIMEOUT_MS = 6e4;
+async function works(argv) {
+  const [file2, ...args] = argv;
+  const result = await execa(file2, args, {
+    timeout: PROBE_TIMEOUT_MS,
+    forceKillAfterDelay: 1e3,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    extendEnv: false,
+    stdin: "ignore",
+    reject: false
+  });
+  if (result.timedOut) return "timed-out";
+  return !result.failed && result.stdout.trim() === "ok" ? "works" : "fails";
+}
+async function probe(kind) {
+  const dir = await makeTempDir("autogen-probe-");
+  const stage = await makeTempDir("autogen-root-");
+  try {
+    const layout = sandboxLayout({ workspace: dir, env: {} });
+    const command = ["/bin/sh", "-c", "echo ok"];
+    return await works(
+      kind === "bwrap" ? bwrapArgv(layout, { cwd: dir, network: false }, command) : unshareArgv(layout, { cwd: dir, network: false, stage }, command)
+    );
+  } finally {
+    await removeTempDir(dir);
+    await removeTempDir(stage).catch(() => void 0);
+  }
+}
+function detectIsolation() {
+  const choice = probed ??= choose2();
+  void choice.then((c4) => {
+    if ("refused" in c4 && probed === choice) probed = void 0;
+  });
+  return choice;
+}
+async function choose2() {
+  const forced = process.env.AUTOGEN_ISOLATION;
+  if (forced === "none") {
+    if (process.getuid?.() === 0 && process.env.AUTOGEN_ALLOW_UNSANDBOXED_ROOT !== "1") {
+      return {
+        refused: "refusing to run a repository's tests as root with no sandbox (AUTOGEN_ISOLATION=none): install bubblewrap, run the bot as an ordinary user, or set AUTOGEN_ALLOW_UNSANDBOXED_ROOT=1 if you accept that the tests can do anything root can"
+      };
+    }
+    return { isolation: "none" };
+  }
+  const slow = (kind) => `${kind}'s probe (\`echo ok\` in the sandbox) did not finish within ${PROBE_TIMEOUT_MS / 1e3} s: the machine may be overloaded; the next job probes again`;
+  if (forced === "bwrap" || forced === "unshare") {
+    const result = await probe(forced);
+    if (result === "works") return { isolation: forced };
+    return {
+      refused: result === "timed-out" ? `AUTOGEN_ISOLATION=${forced}, but ${slow(forced)}` : `AUTOGEN_ISOLATION=${forced}, but ${forced === "bwrap" ? "bubblewrap (bwrap)" : "unshare"} does not work on this host (not installed, or namespaces are not allowed here)`
+    };
+  }
+  const bwrap = await probe("bwrap");
+  if (bwrap === "works") return { isolation: "bwrap" };
+  const unshare = await probe("unshare");
+  if (unshare === "works") return { isolation: "unshare" };
+  if (bwrap === "timed-out" || unshare === "timed-out")
+    return { refused: `no sandbox could be confirmed: ${slow(bwrap === "timed-out" ? "bubblewrap" : "unshare")}` };
+  return {
+    refused: "no sandbox is available to run the repository's tests: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or allow unprivileged user namespaces; AUTOGEN_ISOLATION=none runs them unsandboxed, which only makes sense for your own trusted code"
+  };
+}
+
+// src/verify/sandbox/disk-watch.ts
+import { lstat as lstat3, readdir, statfs } from "node:fs/promises";
+import { join as join21 } from "node:path";
+var INTERVAL_MS = 500;
+var DEFAULT_FILE_CAP = 2e5;
+function watchDisk(dirs, capBytes, onExceeded, onTooManyFiles = () => void 0, fileCap = DEFAULT_FILE_CAP) {
+  const started = Date.now();
+  let stopped2 = false;
+  let exceeded;
+  let baseline;
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy || stopped2) return;
+    busy = true;
+    void (async () => {
+      try {
+        baseline ??= new Map(
+          await Promise.all(dirs.map(async (d) => [d, await usedBytes(d)]))
+        );
+        for (const dir of dirs) {
+          const files = await usedInodes(dir) - (inodeBaseline.get(dir) ?? Infinity);
+          if (files > fileCap && !stopped2) {
+            onTooManyFiles(files);
+            return;
+          }
+        }
+        let grown = 0;
+        for (const dir of dirs) grown = Math.max(grown, await usedBytes(dir) - (baseline.get(dir) ?? 0));
+        if (grown <= capBytes) return;
+        let written = 0;
+        for (const dir of dirs) written += await writtenSince(dir, started, capBytes - written);
+        if (written > capBytes && !stopped2) {
+          exceeded = written;
+          onExceeded(written);
+        }
+      } catch {
+      } finally {
+        busy = false;
+      }
+    })();
+  }, INTERVAL_MS);
+  timer.unref();
+  const inodeBaseline = /* @__PURE__ */ new Map();
+  void Promise.all(dirs.map(async (d) => inodeBaseline.set(d, await usedInodes(d)))).catch(() => void 0);
+  void Promise.all(dirs.map(async (d) => [d, await usedBytes(d)])).then(
+    (entries) => baseline ??= new Map(entries),
+    () => void 0
+  );
+  return {
+    stop() {
+      stopped2 = true;
+      clearInterval(timer);
+    },
+    exceeded: () => exceeded
+  };
+}
+async function usedInodes(dir) {
+  const s = await statfs(dir);
+  return s.files - s.ffree;
+}
+async function usedBytes(dir) {
+  const s = await statfs(dir);
+  return (s.blocks - s.bfree) * s.bsize;
+}
+async function writtenSince(dir, since, limit2) {
+  let total = 0;
+  const stack = [dir];
+  while (stack.length > 0 && total <= limit2) {
+    const current = stack.pop();
+    let entries;
+    try {
+      entries = await readdir(current, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const path12 = join21(current, entry.name);
+      if (entry.isDirectory()) {
+        stack.push(path12);
+      } else if (entry.isFile()) {
+        const s = await lstat3(path12).catch(() => void 0);
+        if (s && s.ctimeMs >= since - 1e3) total += s.blocks * 512;
+      }
+    }
+  }
+  return total;
+}
+
+// src/verify/sandbox/live-sandboxes.ts
+var live2 = /* @__PURE__ */ new Set();
+function registerSandbox(kill) {
+  live2.add(kill);
+  return () => live2.delete(kill);
+}
+
+// src/verify/sandbox/process-limit.ts
+import { existsSync as existsSync8, readFileSync as readFileSync4 } from "node:fs";
+import { mkdir as mkdir4, readFile as readFile2, rmdir, writeFile as writeFile4 } from "node:fs/promises";
+import { join as join22 } from "node:path";
+import { randomUUID } from "node:crypto";
+var V1 = "/sys/fs/cgroup";
+var V2 = "/sys/fs/cgroup";
+var v2Ready;
+async function createProcessLimit(limits) {
+  if (process.getuid?.() !== 0 || process.env.AUTOGEN_SANDBOX_CGROUP === "off") return void 0;
+  try {
+    if (existsSync8(join22(V1, "pids", "cgroup.procs")) || existsSync8(join22(V1, "memory", "cgroup.procs")))
+      return await makeV1(limits);
+    if (await v2Usable()) return await makeV2(limits);
+  } catch {
+  }
+  return void 0;
+}
+async function makeV2(limits) {
+  const parent = join22(V2, "autogen");
+  await mkdir4(parent, { recursive: true });
+  await writeFile4(join22(parent, "cgroup.subtree_control"), "+pids").catch(() => void 0);
+  if (limits.memoryBytes) await writeFile4(join22(parent, "cgroup.subtree_control"), "+memory").catch(() => void 0);
+  const dir = join22(parent, `run-${randomUUID()}`);
+  await mkdir4(dir);
+  try {
+    await writeFile4(join22(dir, "pids.max"), String(limits.processes));
+    let memory = false;
+    if (limits.memoryBytes && existsSync8(join22(dir, "memory.max"))) {
+      await writeFile4(join22(dir, "memory.max"), String(limits.memoryBytes));
+      await writeFile4(join22(dir, "memory.swap.max"), "0").catch(() => void 0);
+      await writeFile4(join22(dir, "memory.oom.group"), "1").catch(() => void 0);
+      memory = true;
+    }
+    return handle([{ dir, controller: "unified" }], "cgroup-v2", memory);
+  } catch (error62) {
+    await rmdir(dir).catch(() => void 0);
+    throw error62;
+  }
+}
+async function makeV1(limits) {
+  const groups2 = [];
+  const name = `run-${randomUUID()}`;
+  const pids = await makeV1Group("pids", name, { "pids.max": String(limits.processes) });
+  if (pids) groups2.push(pids);
+  let memory = false;
+  if (limits.memoryBytes) {
+    const bytes = String(limits.memoryBytes);
+    const group = await makeV1Group(
+      "memory",
+      name,
+      { "memory.limit_in_bytes": bytes, "memory.memsw.limit_in_bytes": bytes, "memory.swappiness": "0" },
+      ["memory.limit_in_bytes"]
+    );
+    if (group) {
+      groups2.push(group);
+      memory = true;
+    }
+  }
+  return groups2.length > 0 ? handle(groups2, "cgroup-v1", memory) : void 0;
+}
+async function makeV1Group(controller, name, settings, required3 = Object.keys(settings)) {
+  const dir = join22(V1, controller, "autogen", name);
+  try {
+    await mkdir4(dir, { recursive: true });
+    for (const [file2, value] of Object.entries(settings)) {
+      try {
+        await writeFile4(join22(dir, file2), value);
+      } catch (error62) {
+        if (required3.includes(file2)) throw error62;
+      }
+    }
+    return { dir, controller };
+  } catch {
+    await rmdir(dir).catch(() => void 0);
+    return void 0;
+  }
+}
+function handle(groups2, kind, memory) {
+  const procsFiles = groups2.map((g) => join22(g.dir, "cgroup.procs"));
+  const members2 = async () => {
+    const all = await Promise.all(procsFiles.map((f2) => readFile2(f2, "utf8").catch(() => "")));
+    return [...new Set(all.join("\n").split("\n").filter(Boolean).map(Number))];
+  };
+  const pidsDir = groups2.find((g) => g.controller !== "memory")?.dir;
+  const memoryDir = groups2.find((g) => g.controller !== "pids")?.dir;
+  return {
+    kind,
+    memory,
+    // The script is a constant; the files and the command arrive as arguments, never as script text.
+    enter: (argv) => [
+      "/bin/sh",
+      "-c",
+      'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"',
+      "autogen-cgroup",
+      ...procsFiles,
+      "--",
+      ...argv
+    ],
+    async refusals() {
+      if (!pidsDir) return 0;
+      const events = await readFile2(join22(pidsDir, "pids.events"), "utf8").catch(() => "");
+      return Number(/^max (\d+)/m.exec(events)?.[1] ?? 0);
+    },
+    async oomKills() {
+      if (!memory || !memoryDir) return 0;
+      const file2 = kind === "cgroup-v2" ? "memory.events" : "memory.oom_control";
+      const text2 = await readFile2(join22(memoryDir, file2), "utf8").catch(() => "");
+      return Number(/^oom_kill (\d+)/m.exec(text2)?.[1] ?? 0);
+    },
+    async killAll() {
+      const unified = groups2.find((g) => g.controller === "unified");
+      if (unified && existsSync8(join22(unified.dir, "cgroup.kill"))) {
+        await writeFile4(join22(unified.dir, "cgroup.kill"), "1").catch(() => void 0);
+        return;
+      }
+      for (let round = 0; round < 20; round++) {
+        const pids = await members2();
+        if (pids.length === 0) return;
+        for (const pid of pids) {
+          try {
+            process.kill(pid, "SIGKILL");
+          } catch {
+          }
+        }
+        await new Promise((resolve9) => setTimeout(resolve9, 25));
+      }
+    },
+    async remove() {
+      for (const { dir } of groups2) {
+        for (let round = 0; round < 40; round++) {
+          try {
+            await rmdir(dir);
+            break;
+          } catch {
+            await new Promise((resolve9) => setTimeout(resolve9, 25));
+          }
+        }
+      }
+    }
+  };
+}
+async function v2Usable() {
+  if (v2Ready !== void 0) return v2Ready;
+  try {
+    const controllers = readFileSync4(join22(V2, "cgroup.controllers"), "utf8");
+    v2Ready = controllers.split(/\s+/).includes("pids") && readFileSync4("/proc/self/cgroup", "utf8").trim() === "0::/";
+  } catch {
+    v2Ready = false;
+  }
+  return v2Ready;
+}
+
+// src/verify/sandbox/resolve-command.ts
+import { accessSync, constants as constants8, statSync as statSync5 } from "node:fs";
+import { delimiter as delimiter4, isAbsolute as isAbsolute8, join as join23, resolve as resolve7 } from "node:path";
+function resolveCommand(command, path12, cwd) {
+  const executable = (candidate) => {
+    try {
+      accessSync(candidate, constants8.X_OK);
+      return statSync5(candidate).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (command.includes("/")) {
+    const full = isAbsolute8(command) ? command : resolve7(cwd, command);
+    return executable(full) ? full : void 0;
+  }
+  for (const dir of path12.split(delimiter4)) {
+    if (!dir) continue;
+    const candidate = join23(dir, command);
+    if (executable(candidate)) return candidate;
+  }
+  return void 0;
+}
+
+// src/verify/sandbox/run-sandboxed.ts
+var DEFAULT_LIMITS = { fileSizeBytes: 256 * 1024 ** 2, processes: 256, diskBytes: 1024 ** 3 };
+var ADDRESS_SPACE_FLOOR = 2 * 1024 ** 3;
+var DEFAULT_OUTPUT_CAP = 2 * 1024 * 1024;
+var KILL_GRACE_MS = 2e3;
+var DRAIN_MS = 2e3;
+async function runSandboxed(argv, options2) {
+  const [command] = argv;
+  if (!command) throw new Error("runSandboxed needs a command");
+  const choice = await detectIsolation();
+  if ("refused" in choice) return failedToStart([...argv], "none", choice.refused);
+  const { isolation } = choice;
+  const home = await makeTempDir("autogen-home-");
+  const stage = isolation === "unshare" ? await makeTempDir("autogen-root-") : void 0;
+  const limits = { ...DEFAULT_LIMITS, ...options2.limits };
+  const processLimit = isolation === "none" ? void 0 : await createProcessLimit({ processes: limits.processes, memoryBytes: limits.memoryBytes });
+  try {
+    const env = sandboxEnv({
+      home,
+      extra: options2.env ?? {},
+      pathPrefix: options2.pathPrefix ?? [],
+      nodePreload: options2.nodePreload
+    });
+    if (!resolveCommand(command, env.PATH ?? "", options2.cwd))
+      return failedToStart([...argv], isolation, `command not found: ${command} (searched PATH=${env.PATH ?? ""})`);
+    const writable = [home, ...options2.writablePaths ?? []];
+    const memoryRlimit = limits.memoryBytes !== void 0 && isolation !== "none" && !processLimit?.memory;
+    const prlimit = prlimitArgv(
+      memoryRlimit ? { ...limits, addressSpaceBytes: Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR) } : limits,
+      options2.timeoutMs
+    );
+    const layout = sandboxLayout({
+      workspace: options2.cwd,
+      writable,
+      readOnly: options2.readOnlyPaths ?? [],
+      hidden: options2.hiddenPaths ?? [],
+      path: process.env.PATH ?? "",
+      tmpBytes: limits.tmpBytes ?? DEFAULT_TMP_BYTES
+    });
+    const inner = [...prlimit, ...argv];
+    const network = options2.network ?? false;
+    let wrapped = isolation === "bwrap" ? bwrapArgv(layout, { cwd: options2.cwd, network }, inner) : isolation === "unshare" ? unshareArgv(layout, { cwd: options2.cwd, network, stage }, inner) : inner;
+    if (processLimit) wrapped = processLimit.enter(wrapped);
+    return await spawnCapped(
+      wrapped,
+      [...argv],
+      isolation,
+      env,
+      options2,
+      limits,
+      [options2.cwd, ...writable],
+      processLimit,
+      memoryRlimit
+    );
+  } finally {
+    await processLimit?.killAll();
+    await processLimit?.remove();
+    await removeTempDir(home);
+    if (stage) await removeTempDir(stage).catch(() => void 0);
+  }
+}
+function prlimitArgv(limits, timeoutMs) {
+  const cpu = limits.cpuSeconds ?? Math.ceil(timeoutMs / 1e3) + 60;
+  return [
+    "prlimit",
+    `--fsize=${limits.fileSizeBytes}`,
+    `--cpu=${cpu}`,
+    // Holds for a non-root bot (the kernel exempts root; the cgroup covers that case).
+    `--nproc=${limits.processes}`,
+    "--core=0",
+    ...limits.addressSpaceBytes ? [`--as=${limits.addressSpaceBytes}`] : [],
+    "--"
+  ];
+}
+function failedToStart(argv, isolation, spawnError) {
+  return {
+    argv,
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    durationMs: 0,
+    output: "",
+    outputBytes: 0,
+    outputTruncated: false,
+    isolation,
+    spawnError
+  };
+}
+function spawnCapped(wrapped, argv, isolation, env, options2, limits, watched, processLimit, memoryRlimit) {
+  const cap = options2.maxOutputBytes ?? DEFAULT_OUTPUT_CAP;
+  const started = performance.now();
+  return new Promise((resolve9) => {
+    const [file2, ...args] = wrapped;
+    const child = execa(file2, args, {
+      cwd: existsSync9(options2.cwd) ? options2.cwd : "/",
+      env,
+      extendEnv: false,
+      stdin: "ignore",
+      buffer: false,
+      stripFinalNewline: false,
+      detached: true,
+      shell: false,
+      reject: false,
+      forceKillAfterDelay: KILL_GRACE_MS,
+      ...options2.signal ? { cancelSignal: options2.signal } : {}
+    });
+    const chunks = [];
+    let kept2 = 0;
+    let total = 0;
+    let timedOut = false;
+    let limit2;
+    const onData = (chunk) => {
+      total += chunk.length;
+      if (kept2 < cap) {
+        const part = chunk.subarray(0, cap - kept2);
+        chunks.push(part);
+        kept2 += part.length;
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    const killGroup = (signal) => {
+      if (child.pid === void 0) return;
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+      }
+    };
+    const unregister = registerSandbox(() => {
+      killGroup("SIGKILL");
+      void processLimit?.killAll();
+    });
+    const stopFor = (reason) => {
+      limit2 ??= reason;
+      killGroup("SIGKILL");
+      void processLimit?.killAll();
+    };
+    const seconds4 = Math.round(options2.timeoutMs / 100) / 10;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      limit2 ??= {
+        name: "wall-time",
+        message: `timed out after ${seconds4} s (the test run's time limit, test.timeoutMinutes)`
+      };
+      killGroup("SIGTERM");
+      setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS).unref();
+    }, options2.timeoutMs);
+    const disk = isolation === "none" ? void 0 : watchDisk(
+      watched,
+      limits.diskBytes,
+      (bytes) => stopFor({
+        name: "disk",
+        message: `stopped: wrote ${mb(bytes)} to the workspace, over the limit of ${mb(limits.diskBytes)}`
+      }),
+      (files) => stopFor({
+        name: "disk",
+        message: `stopped: created ${files} files, over the limit of ${DEFAULT_FILE_CAP} files`
+      })
+    );
+    const onAbort = () => stopFor({ name: "cancelled", message: "stopped on request" });
+    options2.signal?.addEventListener("abort", onAbort, { once: true });
+    let settled = false;
+    const settle3 = (code2, signal, spawnError) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      disk?.stop();
+      unregister();
+      options2.signal?.removeEventListener("abort", onAbort);
+      killGroup("SIGKILL");
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      const output2 = Buffer.concat(chunks).toString("utf8");
+      void (async () => {
+        const refusals = await processLimit?.refusals() ?? 0;
+        const oomKills = await processLimit?.oomKills() ?? 0;
+        const kernel = kernelLimit(code2, signal, output2, { refusals, oomKills, memoryRlimit }, limits);
+        if (limit2 && kernel && kernel.name !== limit2.name)
+          limit2 = { ...limit2, message: `${limit2.message}; it also ${kernel.message.replace(/^stopped: /, "")}` };
+        limit2 ??= kernel;
+        resolve9({
+          argv,
+          exitCode: code2,
+          signal,
+          timedOut,
+          durationMs: Math.round(performance.now() - started),
+          output: output2,
+          outputBytes: total,
+          outputTruncated: total > kept2,
+          isolation,
+          spawnError,
+          ...limit2 ? { limit: limit2 } : {}
+        });
+      })();
+    };
+    void child.then((result) => {
+      const spawnError = result.failed && result.exitCode === void 0 && result.signal === void 0 ? result.cause instanceof Error ? result.cause.message : result.shortMessage : void 0;
+      settle3(result.exitCode ?? null, result.signal ?? null, spawnError);
+    });
+    child.nodeChildProcess.on("exit", (code2, signal) => {
+      killGroup("SIGKILL");
+      setTimeout(() => settle3(code2, signal, void 0), DRAIN_MS).unref();
+    });
+  });
+}
+function kernelLimit(code2, signal, output2, { refusals, oomKills, memoryRlimit }, limits) {
+  if (oomKills > 0) return { name: "memory", message: memoryLimitMessage(limits.memoryBytes ?? 0) };
+  if (memoryRlimit && OUT_OF_MEMORY.test(output2.slice(-4e3)))
+    return {
+      name: "memory",
+      message: memoryLimitMessage(
+        Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR),
+        " (address space per process: this host gives the bot no memory cgroup)"
+      )
+    };
+  if (refusals > 0)
+    return {
+      name: "processes",
+      message: `hit the process limit (${limits.processes} processes at once): ${refusals} process${refusals === 1 ? " was" : "es were"} refused`
+    };
+  if (signal === "SIGXCPU" || code2 === 128 + 24)
+    return {
+      name: "cpu-time",
+      message: `stopped: a process used more than its CPU time limit of ${limits.cpuSeconds ?? "the timeout plus 60"} s`
+    };
+  if (signal === "SIGXFSZ" || code2 === 128 + 25 || /File too large|\[Errno 27\]|EFBIG/.test(output2.slice(-4e3))) {
+    return { name: "file-size", message: `stopped: a file grew past the size limit of ${mb(limits.fileSizeBytes)}` };
+  }
+  return void 0;
+}
+var OUT_OF_MEMORY = /MemoryError|[Cc]annot allocate memory|[Ff]ailed to allocate memory|ENOMEM|out of memory|bad_alloc|Failed to reserve virtual memory/;
+function memoryLimitMessage(bytes, how = "") {
+  const size = bytes % 1024 ** 3 === 0 ? `${bytes / 1024 ** 3} GiB` : `${Math.round(bytes / 1024 ** 2 * 10) / 10} MiB`;
+  return `stopped: used more than ${size}, the test run's memory limit (test.limits.memoryMegabytes)${how}`;
+}
+function mb(bytes) {
+  return `${Math.round(bytes / 1024 ** 2 * 10) / 10} MB`;
+}
+
+// src/engine/template/trace-selection.ts
+var TRACED_SHARE = 0.4;
+var HEAVY_FACTOR = 10;
+var HEAVY_SHARE = 0.25;
+function heavyTestsToLeaveOut(passing, failingMs) {
+  const ms = (t2) => t2.ms !== void 0 && Number.isFinite(t2.ms) && t2.ms > 0 ? t2.ms : 0;
+  const passingMs = passing.reduce((sum, t2) => sum + ms(t2), 0);
+  const budget = TRACED_SHARE * (passingMs + Math.max(0, failingMs));
+  const heaviest = [...passing].sort((a2, b3) => ms(b3) - ms(a2) || a2.id.localeCompare(b3.id));
+  const threshold = HEAVY_FACTOR * passingMs / Math.max(1, passing.length);
+  const heavy = heaviest.filter((t2) => ms(t2) >= threshold);
+  const heavyMs = heavy.reduce((sum, t2) => sum + ms(t2), 0);
+  if (heavyMs < HEAVY_SHARE * (passingMs + Math.max(0, failingMs))) return [];
+  const leftOut = [];
+  let traced = passingMs;
+  for (const test of heavy) {
+    if (traced <= budget) break;
+    leftOut.push(test.id);
+    traced -= ms(test);
+  }
+  return leftOut;
+}
+
+// src/engine/template/python-spectra.ts
+var traceSchema = external_exports.record(
+  external_exports.string(),
+  external_exports.object({ outcome: external_exports.string().optional(), lines: external_exports.record(external_exports.string(), external_exports.array(external_exports.int())).optional() })
+);
+var CoverageError = class extends Error {
+  constructor(message) {
+    super(message);
+    this.name = "CoverageError";
+  }
+};
+async function pythonSpectra(workspace, testIds, given) {
+  const { perTestMs, failingPerTestMs = perTestMs, failing = [], durations, commandArgs = [], ...options2 } = given;
+  const dir = await makeTempDir("autogen-trace-");
+  try {
+    const safe = reportedFileFilter(workspace);
+    const run2 = (ids, extra, focus2, limitMs = perTestMs) => traceRun(workspace, dir, [...pytestOwnArgs(commandArgs, ids.length > 0), ...extra, ...safeIds(ids)], {
+      ...options2,
+      perTestMs: limitMs,
+      focus: focus2
+    });
+    if (failing.length === 0)
+      return { spectra: spectraOf(await run2(testIds, [], void 0), safe), dropped: safe.dropped(), untraced: [] };
+    const failed3 = spectraOf(await run2(failing, [], void 0, failingPerTestMs), safe);
+    const focus = /* @__PURE__ */ new Map();
+    for (const test of failed3.filter((t2) => t2.failed))
+      for (const [file2, lines] of test.lines) focus.set(file2, /* @__PURE__ */ new Set([...focus.get(file2) ?? [], ...lines]));
+    if (focus.size === 0) return { spectra: failed3, dropped: safe.dropped(), untraced: [] };
+    const focusPath = join24(dir, "focus.json");
+    await writeFile5(
+      focusPath,
+      JSON.stringify(Object.fromEntries([...focus].map(([file2, lines]) => [file2, [...lines]])))
+    );
+    const failingSet = new Set(failing);
+    const passing = (testIds.length > 0 ? testIds : [...durations?.keys() ?? []]).filter((id) => !failingSet.has(id));
+    const untraced = durations ? heavyTestsToLeaveOut(
+      passing.map((id) => ({ id, ms: durations.get(id) })),
+      failing.reduce((sum, id) => sum + (durations.get(id) ?? 0), 0)
+    ) : [];
+    const untracedSet = new Set(untraced);
+    const others = testIds.filter((id) => !failingSet.has(id) && !untracedSet.has(id));
+    if (testIds.length > 0 && others.length === 0) return { spectra: failed3, dropped: safe.dropped(), untraced };
+    const deselect = testIds.length === 0 ? safeIds([...failing, ...untraced]).map((id) => `--deselect=${id}`) : [];
+    const rest = spectraOf(await run2(others, deselect, focusPath), safe).filter(
+      (t2) => !failingSet.has(t2.id) && !untracedSet.has(t2.id)
+    );
+    return { spectra: [...failed3, ...rest], dropped: safe.dropped(), untraced };
+  } finally {
+    await removeTempDir(dir);
+  }
+}
+async function traceRun(workspace, dir, args, options2) {
+  const { perTestMs, focus, ...sandbox } = options2;
+  const out = join24(dir, focus ? "trace-focus.json" : "trace.json");
+  const cpuMs = perTestMs ?? FIRST_TRACE_FACTOR * firstRunCpuMs(sandbox.timeoutMs);
+  const env = withPytestPlugin(sandbox.env, {
+    AUTOGEN_TRACE_OUT: out,
+    ...pythonPerTestEnv(sandbox.env, { perTestMs: cpuMs, perTestWallMs: perTestWallMs(cpuMs, sandbox.timeoutMs) }),
+    ...focus ? { AUTOGEN_TRACE_FOCUS: focus } : {}
+  });
+  const run2 = await runSandboxed(
+    [pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...args],
+    { ...sandbox, cwd: workspace, env, writablePaths: [dir] }
+  );
+  const text2 = await readRunOutput(out, 256 * 1024 * 1024);
+  if (text2 === void 0) {
+    throw new CoverageError(
+      `the coverage run wrote no trace (exit ${String(run2.exitCode)}${run2.timedOut ? ", timed out" : ""}): ${run2.spawnError ?? run2.output.slice(-500)}`
+    );
+  }
+  return traceSchema.parse(JSON.parse(text2));
+}
+function spectraOf(trace, safe) {
+  return Object.entries(trace).filter(([, entry]) => entry.outcome !== "skipped").map(([id, entry]) => ({
+    id,
+    failed: entry.outcome !== "passed",
+    lines: new Map(
+      Object.entries(entry.lines ?? {}).flatMap(
+        ([file2, lines]) => safe.accept(file2) ? [[file2, new Set(lines)]] : []
+      )
+    )
+  }));
+}
+
 // src/engine/template/js-spectra.ts
+var MAX_READ_WORK = 2e10;
 var MAX_FAILING_ALONE = 2;
 var MAX_PATTERN_CHARS = 6e4;
 var NO_TEST_ID = "autogen no test matches this title 5f0c2e";
@@ -95692,7 +97589,7 @@ var coverageSchema = external_exports.object({
 async function jsSpectra(workspace, verifier, failing, passing, limitFor) {
   const cache3 = await makeTempDir("autogen-runner-cache-");
   try {
-    return await spectraOf(workspace, verifier, failing, passing, (selection) => ({
+    return await spectraOf2(workspace, verifier, failing, passing, (selection) => ({
       limit: limitFor?.(selection),
       cache: cache3
     }));
@@ -95700,7 +97597,7 @@ async function jsSpectra(workspace, verifier, failing, passing, limitFor) {
     await removeTempDir(cache3);
   }
 }
-async function spectraOf(workspace, verifier, failing, passing, runOptions) {
+async function spectraOf2(workspace, verifier, failing, passing, runOptions) {
   const reader = new CoverageReader(workspace);
   let runs = 0;
   const trace = [];
@@ -95768,10 +97665,20 @@ function addBeyond(into, counts, loads) {
 }
 var CoverageReader = class {
   workspace;
+  limits;
   safe;
   sources = /* @__PURE__ */ new Map();
-  constructor(workspace) {
+  /** Each record's map parsed and its mappings decoded once, however many coverage entries name its script. */
+  decoded = /* @__PURE__ */ new WeakMap();
+  lineTotals = /* @__PURE__ */ new Map();
+  /** Line lookups done for this run's coverage (lines or mappings times V8 ranges), against MAX_READ_WORK. */
+  work = 0;
+  constructor(workspace, limits = {}) {
     this.workspace = workspace;
+    this.limits = {
+      maxReadWork: limits.maxReadWork ?? MAX_READ_WORK,
+      maxRecordBytes: limits.maxRecordBytes ?? MAX_RECORD_BYTES
+    };
     this.safe = reportedFileFilter(workspace);
   }
   dropped() {
@@ -95782,28 +97689,36 @@ var CoverageReader = class {
     try {
       const env = { NODE_V8_COVERAGE: dir, [RUNNER_CACHE_ENV]: cache3 };
       const report2 = await verifier.run(this.workspace, selection, env, limit2);
-      const started = performance.now();
-      const counts = /* @__PURE__ */ new Map();
-      const names2 = await readdir(dir);
-      const scripts = await readScriptRecords(dir, names2);
-      for (const name of names2) {
-        if (!name.endsWith(".json")) continue;
-        const raw = await readRunOutput(join15(dir, name), 256 * 1024 * 1024);
-        if (raw === void 0) continue;
-        const parsed = coverageSchema.safeParse(parseJson(raw));
-        if (!parsed.success) continue;
-        for (const script of parsed.data.result) await this.add(counts, script, scripts);
-      }
-      return { report: report2, counts, readSeconds: (performance.now() - started) / 1e3 };
+      return { report: report2, ...await this.read(dir) };
     } finally {
       await removeTempDir(dir);
     }
+  }
+  /** The coverage folder a run wrote (node's coverage-*.json, the preload's records) as line counts of repository files. */
+  async read(dir) {
+    const started = performance.now();
+    const counts = /* @__PURE__ */ new Map();
+    const names2 = await readdir2(dir);
+    const scripts = await readScriptRecords(dir, names2, this.limits.maxRecordBytes);
+    this.work = 0;
+    for (const name of names2) {
+      if (!name.endsWith(".json")) continue;
+      const raw = await readRunOutput(join25(dir, name), 256 * 1024 * 1024);
+      if (raw === void 0) continue;
+      const parsed = coverageSchema.safeParse(parseJson(raw));
+      if (!parsed.success) continue;
+      for (const script of parsed.data.result) {
+        await this.add(counts, script, scripts);
+        await setImmediate3();
+      }
+    }
+    return { counts, readSeconds: (performance.now() - started) / 1e3 };
   }
   async add(counts, script, scripts) {
     if (!script.url.startsWith("file://")) return;
     let path12;
     try {
-      path12 = fileURLToPath10(script.url);
+      path12 = fileURLToPath12(script.url);
     } catch {
       return;
     }
@@ -95814,7 +97729,24 @@ var CoverageReader = class {
     const length = Math.max(0, ...ranges.map((r2) => r2.endOffset));
     const record2 = scripts.get(`${path12}\0${String(length)}`);
     if (record2 && await this.addMapped(counts, path12, record2, ranges)) return;
-    add(counts, relative7, lineCounts(await this.source(relative7), ranges));
+    const source = await this.source(relative7);
+    this.spend(this.lineTotal(relative7, source) * ranges.length, relative7);
+    add(counts, relative7, lineCounts(source, ranges));
+  }
+  /** Counts work against the run's budget: a run whose coverage asks for more is not localised (a forged coverage would hold the bot for hours). */
+  spend(units, file2) {
+    this.work += units;
+    if (this.work > this.limits.maxReadWork)
+      throw new CoverageError(
+        `the coverage the test run wrote asks for more than ${this.limits.maxReadWork.toExponential(0)} line lookups (at ${file2}): it was not read, and no line is ranked`
+      );
+  }
+  lineTotal(relative7, source) {
+    const known = this.lineTotals.get(relative7);
+    if (known !== void 0) return known;
+    const total = source.split("\n").length;
+    this.lineTotals.set(relative7, total);
+    return total;
   }
   async source(relative7) {
     const source = this.sources.get(relative7) ?? await readWorktreeText(this.workspace, relative7);
@@ -95823,9 +97755,16 @@ var CoverageReader = class {
   }
   /** False when the map is malformed or does not fit the script (the caller then reads the text on disk). */
   async addMapped(counts, path12, record2, ranges) {
-    const map2 = parseInlineMap(record2.map);
-    if (!map2) return false;
-    const bySource = mappedLineCounts(record2, map2.mappings, ranges);
+    if (!this.decoded.has(record2)) {
+      const map3 = parseInlineMap(record2.map);
+      const segments2 = map3 ? decodeSegments(map3.mappings, record2) : void 0;
+      this.decoded.set(record2, map3 && segments2 ? { map: map3, segments: segments2 } : void 0);
+    }
+    const decoded = this.decoded.get(record2);
+    if (!decoded) return false;
+    const { map: map2, segments } = decoded;
+    this.spend(segments.length * ranges.length, path12);
+    const bySource = mappedLineCounts(segments, ranges);
     if (!bySource) return false;
     for (const [index, byLine] of bySource) {
       const name = map2.sources[index];
@@ -95844,18 +97783,30 @@ function add(counts, relative7, lines) {
   for (const [line, count2] of lines) byLine.set(line, (byLine.get(line) ?? 0) + count2);
   counts.set(relative7, byLine);
 }
-async function readScriptRecords(dir, names2) {
+var MAX_RECORD_BYTES = 64 * 1024 * 1024;
+async function readScriptRecords(dir, names2, maxBytes) {
   const records = /* @__PURE__ */ new Map();
-  for (const name of names2) {
+  let budget = maxBytes;
+  for (const name of [...names2].sort()) {
     if (!name.startsWith(COVERAGE_SCRIPTS_PREFIX) || !name.endsWith(".jsonl")) continue;
-    const raw = await readRunOutput(join15(dir, name), 256 * 1024 * 1024);
-    for (const line of raw?.split("\n") ?? []) {
+    const raw = await readRunOutput(join25(dir, name), budget);
+    if (raw === void 0) continue;
+    budget -= Buffer.byteLength(raw);
+    for (const line of raw.split("\n")) {
       if (!line) continue;
-      const parsed = scriptRecordSchema.safeParse(parseJson(line));
+      const value = parseJson(line);
+      if (!plausibleRecord(value)) continue;
+      const parsed = scriptRecordSchema.safeParse(value);
       if (parsed.success) records.set(`${parsed.data.filename}\0${String(parsed.data.length)}`, parsed.data);
     }
+    await setImmediate3();
   }
   return records;
+}
+function plausibleRecord(value) {
+  if (typeof value !== "object" || value === null) return false;
+  const lines = value.lines;
+  return Array.isArray(lines) && lines.length <= MAX_RECORD_LINES && lines.every((n2) => typeof n2 === "number" && Number.isSafeInteger(n2) && n2 >= 0);
 }
 function parseJson(text2) {
   try {
@@ -96193,1898 +98144,6 @@ var PYTHON_SCOPE = {
     return target.namedChildren.flatMap((c4) => c4?.type === "identifier" ? [c4.text] : []);
   }
 };
-
-// src/engine/template/python-spectra.ts
-import { writeFile as writeFile5 } from "node:fs/promises";
-import { join as join25 } from "node:path";
-
-// src/verify/runners/detect-runner.ts
-import { existsSync as existsSync6, readdirSync as readdirSync3 } from "node:fs";
-import { join as join19 } from "node:path";
-
-// src/verify/parsers/parse-go-test.ts
-import { stripVTControlCharacters as stripVTControlCharacters5 } from "node:util";
-var RESULT = /^\s*--- (PASS|FAIL|SKIP): (\S+) \((\d+(?:\.\d+)?)s\)$/;
-function parseGoTest(output2) {
-  const lines = stripVTControlCharacters5(output2).split("\n");
-  const logs = /* @__PURE__ */ new Map();
-  let current;
-  const results = [];
-  for (const line of lines) {
-    const run2 = /^=== (?:RUN|CONT|PAUSE)\s+(\S+)$/.exec(line);
-    if (run2) {
-      current = run2[1];
-      continue;
-    }
-    const result = RESULT.exec(line);
-    if (result) {
-      const [, word, id, seconds4] = result;
-      const log = logs.get(id);
-      results.push({
-        id,
-        name: id.split("/").at(-1) ?? id,
-        status: word === "PASS" ? "pass" : word === "FAIL" ? "fail" : "skip",
-        durationMs: Math.round(Number(seconds4) * 1e3),
-        message: word === "FAIL" && log?.length ? log.join("\n") : void 0
-      });
-      continue;
-    }
-    if (current && /^\s{4}\S/.test(line) && !/^\s*--- /.test(line))
-      logs.set(current, [...logs.get(current) ?? [], line.trim()]);
-  }
-  const failedChildren = new Set(
-    results.filter((r2) => r2.status === "fail" && r2.id.includes("/")).map((r2) => r2.id.split("/")[0])
-  );
-  return results.filter((r2) => !(r2.status === "fail" && !r2.message && failedChildren.has(r2.id)));
-}
-
-// src/verify/parsers/parse-pytest-console.ts
-import { stripVTControlCharacters as stripVTControlCharacters6 } from "node:util";
-var LINE = /^(PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\s+(\S+)(?:\s+-\s+(.*))?$/;
-function parsePytestConsole(output2) {
-  const results = /* @__PURE__ */ new Map();
-  for (const raw of stripVTControlCharacters6(output2).split("\n")) {
-    const match = LINE.exec(raw.trim());
-    if (!match) continue;
-    const [, word, id, message] = match;
-    if (word === "SKIPPED") continue;
-    const status3 = word === "PASSED" ? "pass" : word === "XFAIL" ? "skip" : word === "ERROR" ? "error" : "fail";
-    const [file2] = id.split("::");
-    results.set(id, { id, name: id.split("::").at(-1) ?? id, file: file2, status: status3, message: message?.trim() });
-  }
-  return [...results.values()];
-}
-
-// src/verify/parsers/parse-tap.ts
-import { stripVTControlCharacters as stripVTControlCharacters7 } from "node:util";
-
-// src/verify/parsers/tap-yaml.ts
-function readTapYaml(lines, from, options2) {
-  const out = {};
-  if (!/^\s*---\s*$/.test(lines[from] ?? "")) return out;
-  const base = /^(\s*)\S/.exec(lines[from + 1] ?? "")?.[1]?.length ?? 0;
-  let key2;
-  let nested = [];
-  const close = () => {
-    if (key2 === void 0 || nested.length === 0) return;
-    while (nested.length > 0 && (nested.at(-1) ?? "").trim() === "") nested.pop();
-    const indent = Math.min(...nested.filter((l2) => l2.trim()).map((l2) => /^(\s*)/.exec(l2)?.[1]?.length ?? 0));
-    out[key2] = nested.map((l2) => l2.slice(Number.isFinite(indent) ? indent : 0)).join("\n");
-    nested = [];
-  };
-  for (let i3 = from + 1; i3 < lines.length && !/^\s*\.\.\.\s*$/.test(lines[i3] ?? ""); i3++) {
-    const line = lines[i3] ?? "";
-    const indent = /^(\s*)/.exec(line)?.[1]?.length ?? 0;
-    const kv = indent === base ? /^\s*([A-Za-z_]+):\s?(.*)$/.exec(line) : null;
-    if (kv) {
-      close();
-      key2 = kv[1];
-      const value = (kv[2] ?? "").trim();
-      out[key2] = /^[|>][-+]?$/.test(value) ? "" : options2.unquote ? unquote(value) : value;
-    } else if (key2 !== void 0 && (indent > base || line.trim() === "")) {
-      nested.push(line);
-    }
-  }
-  close();
-  return out;
-}
-function unquote(value) {
-  const single = /^'(.*)'$/.exec(value);
-  if (single) return (single[1] ?? "").replaceAll("''", "'");
-  const double = /^"(.*)"$/.exec(value);
-  if (double) {
-    try {
-      return JSON.parse(value);
-    } catch {
-      return double[1] ?? "";
-    }
-  }
-  return value;
-}
-
-// src/verify/parsers/parse-tap.ts
-var RESULT2 = /^(\s*)(ok|not ok) \d+ - (.*?)(?: # (SKIP|TODO)\b.*)?$/;
-function parseTap(output2) {
-  const lines = stripVTControlCharacters7(output2).split("\n");
-  const results = [];
-  const stack = [];
-  for (let i3 = 0; i3 < lines.length; i3++) {
-    const line = lines[i3];
-    const subtest = /^(\s*)# Subtest: (.*)$/.exec(line);
-    if (subtest) {
-      const depth2 = (subtest[1] ?? "").length / 4;
-      stack.length = depth2;
-      stack[depth2] = subtest[2] ?? "";
-      continue;
-    }
-    const match = RESULT2.exec(line);
-    if (!match) continue;
-    const depth = (match[1] ?? "").length / 4;
-    const name = match[3] ?? "";
-    const yaml3 = readTapYaml(lines, i3 + 1, { unquote: true });
-    if (yaml3.type === "suite") continue;
-    const path12 = [...stack.slice(0, depth), name];
-    results.push({
-      id: path12.join(" > "),
-      name,
-      file: yaml3.location?.replace(/:\d+:\d+$/, ""),
-      status: match[4] ? "skip" : match[2] === "ok" ? "pass" : "fail",
-      durationMs: yaml3.duration_ms ? Math.round(Number(yaml3.duration_ms)) : void 0,
-      // The error whole, line by line: node:assert's `+ actual - expected` diff is the expected and actual values.
-      message: yaml3.error ? [yaml3.name, yaml3.error].filter(Boolean).join(": ") : void 0,
-      details: yaml3.stack || void 0
-    });
-  }
-  return results;
-}
-
-// src/verify/parsers/parse-any-tap.ts
-import { stripVTControlCharacters as stripVTControlCharacters8 } from "node:util";
-var RESULT3 = /^(ok|not ok)\b(?: (\d+))?(?: -)?(?: (.*?))?(?: # (SKIP|TODO)\b.*)?$/i;
-var SUMMARY2 = /^# (tests|pass|fail|skip|todo|ok|not ok)\b(\s+\d+)?\s*$/;
-function parseAnyTap(output2) {
-  const text2 = stripVTControlCharacters8(output2);
-  if (/^\s*# Subtest: /m.test(text2)) return parseTap(text2);
-  const lines = text2.split("\n");
-  if (!lines.some((l2) => RESULT3.test(l2))) return [];
-  const grouped = lines.some((l2, i3) => /^# \S/.test(l2) && !SUMMARY2.test(l2) && RESULT3.test(lines[i3 + 1] ?? ""));
-  return grouped ? groupedResults(lines) : flatResults(lines);
-}
-function flatResults(lines) {
-  const results = [];
-  for (let i3 = 0; i3 < lines.length; i3++) {
-    const match = RESULT3.exec(lines[i3]);
-    if (!match) continue;
-    const name = (match[3] ?? "").trim() || `test ${match[2] ?? String(results.length + 1)}`;
-    const yaml3 = yamlBlock(lines, i3 + 1);
-    results.push({
-      id: uniqueId(results, name),
-      name,
-      status: statusOf(match),
-      message: match[1] === "ok" ? void 0 : failureMessage2(name, yaml3),
-      details: yaml3 || void 0
-    });
-  }
-  return results;
-}
-function groupedResults(lines) {
-  const results = [];
-  let current;
-  for (let i3 = 0; i3 < lines.length; i3++) {
-    const line = lines[i3];
-    const header = /^# (.+)$/.exec(line);
-    if (header && !SUMMARY2.test(line)) {
-      const skipped = /^SKIP\s+(.+)$/.exec(header[1] ?? "");
-      const name = (skipped?.[1] ?? header[1] ?? "").trim();
-      current = { id: uniqueId(results, name), name, status: skipped ? "skip" : "pass" };
-      results.push(current);
-      continue;
-    }
-    const match = RESULT3.exec(line);
-    if (!match) continue;
-    current ??= (() => {
-      const first2 = { id: "(outside any test)", name: "(outside any test)", status: "pass" };
-      results.push(first2);
-      return first2;
-    })();
-    if (match[1] !== "ok" && !match[4] && current.status !== "fail") {
-      const assertion = (match[3] ?? "").trim();
-      const yaml3 = yamlBlock(lines, i3 + 1);
-      current.status = "fail";
-      current.message = failureMessage2(assertion, yaml3);
-      current.details = yaml3 || void 0;
-    }
-  }
-  return results;
-}
-function statusOf(match) {
-  if (match[4]) return "skip";
-  return match[1]?.toLowerCase() === "ok" ? "pass" : "fail";
-}
-function uniqueId(results, name) {
-  const taken = new Set(results.map((r2) => r2.id));
-  if (!taken.has(name)) return name;
-  let n2 = 2;
-  while (taken.has(`${name} (${String(n2)})`)) n2++;
-  return `${name} (${String(n2)})`;
-}
-function yamlBlock(lines, from) {
-  if (!/^\s+---\s*$/.test(lines[from] ?? "")) return "";
-  const block = [];
-  for (let i3 = from + 1; i3 < lines.length && !/^\s+\.\.\.\s*$/.test(lines[i3] ?? ""); i3++)
-    block.push(lines[i3]);
-  return block.join("\n");
-}
-function failureMessage2(assertion, block) {
-  const yaml3 = readTapYaml(["  ---", ...block.split("\n")], 0, { unquote: false });
-  const operator = yaml3.operator?.trim();
-  const head = [assertion, operator ? `(${operator})` : void 0].filter(Boolean).join(" ");
-  const error62 = yaml3.name?.trim();
-  const lines = [
-    error62 && error62 !== assertion ? `${error62}: ${head}` : head,
-    yaml3.expected !== void 0 ? `expected: ${yaml3.expected}` : void 0,
-    yaml3.actual !== void 0 ? `actual: ${yaml3.actual}` : void 0
-  ];
-  return lines.filter((l2) => l2 !== void 0 && l2 !== "").join("\n") || "failed";
-}
-
-// src/verify/sandbox/sandbox-env.ts
-import { delimiter as delimiter2 } from "node:path";
-var PASSED_THROUGH = ["PATH", "LANG", "LC_ALL", "TZ", "TERM"];
-function sandboxEnv(options2) {
-  const parent = options2.parent ?? process.env;
-  const env = {};
-  for (const name of PASSED_THROUGH) {
-    const value = parent[name];
-    if (value !== void 0) env[name] = value;
-  }
-  if (options2.pathPrefix?.length) env.PATH = [...options2.pathPrefix, env.PATH ?? "/usr/bin:/bin"].join(delimiter2);
-  env.PATH ??= "/usr/local/bin:/usr/bin:/bin";
-  env.LANG ??= "C.UTF-8";
-  env.HOME = options2.home;
-  env.TMPDIR = options2.home;
-  env.CI = "true";
-  env.NO_COLOR = "1";
-  env.PYTHONDONTWRITEBYTECODE = "1";
-  env.GIT_TERMINAL_PROMPT = "0";
-  for (const [name, value] of Object.entries(options2.extra ?? {})) {
-    if (FORBIDDEN_ENV_NAMES.test(name)) throw new Error(`environment variable ${name} cannot be set for test runs`);
-    env[name] = value;
-  }
-  if (options2.nodePreload?.length)
-    env.NODE_OPTIONS = options2.nodePreload.map((file2) => `--require=${JSON.stringify(file2)}`).join(" ");
-  return env;
-}
-
-// src/verify/runners/command-env.ts
-var ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
-function splitEnvAssignments(argv) {
-  let rest = [...argv];
-  const env = {};
-  if (rest[0] === "env") {
-    rest = rest.slice(1);
-    if (rest[0]?.startsWith("-"))
-      throw new Error(`the test command's "env ${rest[0]}" is not supported: write "env NAME=value ... program args"`);
-  }
-  while (rest.length > 0) {
-    const match = ASSIGNMENT.exec(rest[0] ?? "");
-    if (!match) break;
-    const name = match[1];
-    if (FORBIDDEN_ENV_NAMES.test(name) || /^AUTOGEN_/i.test(name)) {
-      throw new Error(`the test command sets ${name}, which cannot be set for test runs: remove it from the command`);
-    }
-    env[name] = match[2] ?? "";
-    rest = rest.slice(1);
-  }
-  if (rest.length === 0) throw new Error("the test command sets environment variables but names no program to run");
-  return { env, argv: rest };
-}
-
-// src/verify/runners/js-runners.ts
-import { join as join17 } from "node:path";
-
-// src/verify/parsers/parse-tree-console.ts
-import { stripVTControlCharacters as stripVTControlCharacters9 } from "node:util";
-var DIALECTS = {
-  jest: {
-    mark: /^(\s*)(✓|✕|○ skipped|○|✎ todo)\s+(.*?)(?: \(\d+(?:\.\d+)? m?s\))?$/,
-    status: (m) => m === "\u2713" ? "pass" : m === "\u2715" ? "fail" : "skip",
-    file: /^(?:PASS|FAIL)\s+(\S+)/,
-    suite: /^(\s+)(\S.*)$/,
-    // Each failing file's details follow its tree; the next file's tree comes after them.
-    details: /^\s*●/,
-    stop: /^Test Suites:/
-  },
-  mocha: {
-    mark: /^(\s*)(✔|✓|\d+\)|-)\s+(.*?)(?: \(\d+ms\))?$/,
-    status: (m) => m === "\u2714" || m === "\u2713" ? "pass" : m === "-" ? "skip" : "fail",
-    suite: /^(\s+)(\S.*)$/,
-    stop: /^\s+\d+ passing\b/
-  },
-  vitest: {
-    mark: /^(\s*)(✓|×|↓)\s+(.*?)(?: \d+m?s)?$/,
-    status: (m) => m === "\u2713" ? "pass" : m === "\xD7" ? "fail" : "skip",
-    file: /^\s*[❯✓×]\s+(\S+\.[cm]?[jt]sx?)\b/,
-    suite: /^$^/,
-    stop: /Failed Tests \d+|Test Files /
-  }
-};
-function parseTreeConsole(output2, dialect) {
-  const d = DIALECTS[dialect];
-  const results = [];
-  const suites = [];
-  let file2;
-  let inDetails = false;
-  for (const raw of stripVTControlCharacters9(output2).split("\n")) {
-    const line = raw.replace(/\s+$/, "");
-    if (d.stop?.test(line)) {
-      if (dialect !== "vitest" || /Test Files|Failed Tests/.test(line)) break;
-    }
-    const fileMatch = d.file?.exec(line);
-    if (d.details?.test(line)) inDetails = true;
-    if (fileMatch) inDetails = false;
-    if (inDetails) continue;
-    if (fileMatch && !d.mark.exec(line)?.[3]?.includes(" ")) {
-      file2 = fileMatch[1];
-      suites.length = 0;
-      if (dialect === "vitest") continue;
-    }
-    if (fileMatch && dialect === "jest") continue;
-    const mark2 = d.mark.exec(line);
-    if (mark2) {
-      const indent = (mark2[1] ?? "").length;
-      const name = mark2[3] ?? "";
-      while (suites.length && (suites.at(-1)?.indent ?? 0) >= indent) suites.pop();
-      results.push({
-        id: [...file2 ? [file2] : [], ...suites.map((s) => s.name), name].join(" > "),
-        name,
-        file: file2,
-        status: d.status(mark2[2] ?? "")
-      });
-      continue;
-    }
-    const suite = d.suite.exec(line);
-    if (suite && line.trim()) {
-      const indent = (suite[1] ?? "").length;
-      while (suites.length && (suites.at(-1)?.indent ?? 0) >= indent) suites.pop();
-      suites.push({ indent, name: (suite[2] ?? "").trim() });
-    }
-  }
-  return results;
-}
-
-// src/verify/runners/installed-version.ts
-import { realpathSync as realpathSync4 } from "node:fs";
-import { join as join16 } from "node:path";
-function installedMajor(dir, name) {
-  try {
-    const modules = realpathSync4(join16(dir, "node_modules"));
-    const pkg = JSON.parse(readWorktreeTextSync(modules, `${name}/package.json`, { maxBytes: 1024 * 1024 }));
-    const major = typeof pkg.version === "string" ? /^(\d+)\./.exec(pkg.version)?.[1] : void 0;
-    return major === void 0 ? void 0 : Number(major);
-  } catch {
-    return void 0;
-  }
-}
-
-// src/verify/runners/test-titles.ts
-var FILE = /\.[cm]?[jt]sx?$|\//;
-function fullTitle(id) {
-  const parts = id.split(" > ");
-  return (parts.length > 1 && FILE.test(parts[0] ?? "") ? parts.slice(1) : parts).join(" ");
-}
-function fullTitlePattern(ids) {
-  return `(?:^| )(?:${safeIds(ids).map((id) => escapeRegExp(fullTitle(id))).join("|")})$`;
-}
-function keptArguments(args, options2) {
-  const kept2 = [];
-  for (let i3 = 0; i3 < args.length; i3++) {
-    const arg = args[i3];
-    const name = arg.split("=")[0] ?? arg;
-    if (options2.withValue.includes(name)) {
-      if (!arg.includes("=")) i3++;
-      continue;
-    }
-    if (options2.flags.includes(name)) {
-      if (!arg.includes("=") && (args[i3 + 1] === "true" || args[i3 + 1] === "false")) i3++;
-      continue;
-    }
-    kept2.push(arg);
-  }
-  return kept2;
-}
-
-// src/verify/runners/js-runners.ts
-var binOf = (dir) => join17(dir, "node_modules", ".bin");
-function vitestRunner(args, evidence, dir) {
-  const own2 = keptArguments(args, {
-    withValue: ["--reporter", "--outputFile", "--outputFile.junit"],
-    flags: ["--watch", "-w"]
-  }).filter((a2) => a2 !== "run" && a2 !== "watch" && a2 !== "dev");
-  return {
-    name: "vitest",
-    evidence,
-    reportFormat: "junit",
-    pathPrefix: [binOf(dir)],
-    selectsByFiltering: true,
-    parseConsole: (output2) => parseTreeConsole(output2, "vitest"),
-    command: (selection, reportPath, options2) => [
-      "vitest",
-      "run",
-      // Under V8 coverage: no type-check pass (tsc over the project in each run; type tests run no code).
-      ...options2?.v8Coverage ? own2.filter((a2) => a2 !== "--typecheck" && !a2.startsWith("--typecheck=")) : own2,
-      "--reporter=default",
-      "--reporter=junit",
-      `--outputFile.junit=${reportPath}`,
-      ...selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []
-    ]
-  };
-}
-function jestRunner(args, evidence, dir) {
-  const own2 = keptArguments(args, { withValue: ["--reporters"], flags: ["--watch", "--watchAll", "--coverage"] });
-  return {
-    name: "jest",
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [binOf(dir)],
-    selectsByFiltering: true,
-    parseConsole: (output2) => parseTreeConsole(output2, "jest"),
-    // Jest names each test only with --verbose once it runs more than one file (else just `PASS file`).
-    command: (selection, _reportPath, options2) => [
-      "jest",
-      "--ci",
-      ...own2.includes("--verbose") ? [] : ["--verbose"],
-      ...own2,
-      // A config's `collectCoverage: true` instruments every file (istanbul): not under V8 coverage.
-      ...options2?.v8Coverage ? ["--coverage=false"] : [],
-      // Its transform cache (ts-jest, babel) kept across the localiser's runs: else each run compiles every file again.
-      ...options2?.cacheDir ? [`--cacheDirectory=${options2.cacheDir}`] : [],
-      ...selection.kind === "tests" ? ["-t", fullTitlePattern(selection.ids)] : []
-    ]
-  };
-}
-function mochaRunner(args, evidence, dir) {
-  const own2 = keptArguments(args, {
-    withValue: ["--reporter", "-R", "--reporter-option", "--reporter-options", "-O"],
-    flags: ["--watch", "-w"]
-  });
-  const major = installedMajor(dir, "mocha");
-  const option = major !== void 0 && major < 6 ? "--reporter-options" : "--reporter-option";
-  return {
-    name: "mocha",
-    evidence: major === void 0 ? evidence : `${evidence} (mocha ${String(major)})`,
-    reportFormat: "junit",
-    pathPrefix: [binOf(dir)],
-    selectsByFiltering: true,
-    parseConsole: (output2) => parseTreeConsole(output2, "mocha"),
-    command: (selection, reportPath) => [
-      "mocha",
-      ...own2,
-      "--reporter",
-      "xunit",
-      option,
-      `output=${reportPath}`,
-      ...selection.kind === "tests" ? ["--grep", fullTitlePattern(selection.ids)] : []
-    ]
-  };
-}
-function avaRunner(args, evidence, dir) {
-  const own2 = keptArguments(args, {
-    withValue: ["--reporter"],
-    flags: ["--tap", "-t", "--verbose", "-v", "--watch", "-w"]
-  });
-  return {
-    name: "ava",
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [binOf(dir)],
-    selectsByFiltering: true,
-    parseConsole: parseAnyTap,
-    command: (selection) => [
-      "ava",
-      ...own2,
-      "--tap",
-      ...selection.kind === "tests" ? safeIds(selection.ids).flatMap((id) => ["--match", id.split(" \u203A ").at(-1) ?? id]) : []
-    ]
-  };
-}
-function tapRunner(argv, evidence, dir) {
-  return {
-    name: "tap",
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [binOf(dir)],
-    selectsByFiltering: true,
-    parseConsole: parseAnyTap,
-    command: () => [...argv]
-  };
-}
-
-// src/verify/runners/package-script.ts
-var packageSchema = external_exports.object({ scripts: external_exports.record(external_exports.string(), external_exports.string()).optional() }).loose();
-function packageScriptName(argv) {
-  const [tool, first2, second] = argv;
-  if (tool !== "npm" && tool !== "yarn" && tool !== "pnpm") return void 0;
-  if (first2 === "test" || first2 === "t" || first2 === "tst") return "test";
-  if ((first2 === "run" || first2 === "run-script") && second) return second;
-  if (tool !== "npm" && first2 && !first2.startsWith("-") && first2 !== "exec" && first2 !== "dlx") return first2;
-  return void 0;
-}
-function readPackageScript(dir, argv) {
-  const name = packageScriptName(argv);
-  if (!name) return void 0;
-  let text2;
-  try {
-    text2 = readWorktreeTextSync(dir, "package.json", { maxBytes: 1024 * 1024 });
-  } catch {
-    throw new Error(
-      `the test command "${argv.join(" ")}" runs a package.json script, but the repository has no package.json`
-    );
-  }
-  const parsed = packageSchema.safeParse(JSON.parse(text2));
-  const script = parsed.success ? parsed.data.scripts?.[name] : void 0;
-  const explicit = argv[0] === "npm" || argv[1] === "run" || argv[1] === "run-script" || name === "test";
-  if (!script && !explicit) return void 0;
-  if (!script)
-    throw new Error(
-      `the test command "${argv.join(" ")}" runs the package.json script "${name}", which package.json does not define`
-    );
-  const at = argv.indexOf(name);
-  const extra = argv.slice(at + 1).filter((a2) => a2 !== "--");
-  return [script, ...extra].join(" ");
-}
-function scriptSteps(script) {
-  return script.split("&&").map((step) => step.trim()).filter((step) => step.length > 0);
-}
-
-// src/verify/runners/cargo-runner.ts
-import { existsSync as existsSync5 } from "node:fs";
-import { homedir } from "node:os";
-import { isAbsolute as isAbsolute6, join as join18 } from "node:path";
-
-// src/verify/parsers/parse-cargo-test.ts
-import { stripVTControlCharacters as stripVTControlCharacters10 } from "node:util";
-var RESULT4 = /^test (.+?) \.\.\. (ok|FAILED|ignored|bench)(?:, .*)?$/;
-var RUNNING = /^\s*(?:Running (?:unittests )?(\S+)|Doc-tests (\S+))/;
-var SECTION = /^---- (.+?) stdout ----$/;
-function parseCargoTest(output2) {
-  const lines = stripVTControlCharacters10(output2).split("\n");
-  const results = [];
-  const messages = /* @__PURE__ */ new Map();
-  let file2;
-  let section;
-  for (const line of lines) {
-    const running = RUNNING.exec(line);
-    if (running) {
-      file2 = running[1] ?? `doc-tests ${running[2] ?? ""}`;
-      section = void 0;
-      continue;
-    }
-    const result = RESULT4.exec(line);
-    if (result) {
-      const [, id, word] = result;
-      if (word === "bench") continue;
-      results.push({
-        id,
-        name: id.split("::").at(-1) ?? id,
-        file: file2,
-        status: word === "ok" ? "pass" : word === "FAILED" ? "fail" : "skip"
-      });
-      continue;
-    }
-    const start = SECTION.exec(line);
-    if (start) {
-      section = start[1];
-      continue;
-    }
-    if (section !== void 0) {
-      if (/^(failures:|test result:)/.test(line)) section = void 0;
-      else if (line.trim() !== "" && !/^note: run with `RUST_BACKTRACE/.test(line))
-        messages.set(section, [...messages.get(section) ?? [], line]);
-    }
-  }
-  for (const test of results) {
-    const message = test.status === "fail" ? messages.get(test.id) : void 0;
-    if (message?.length) {
-      test.details = message.join("\n");
-      const panicked = message.findIndex((l2) => /^thread '.*'(?: \(\d+\))? panicked at/.test(l2));
-      test.message = (panicked >= 0 ? message[panicked + 1] : void 0) ?? message[0];
-    }
-  }
-  return results;
-}
-
-// src/verify/runners/cargo-runner.ts
-function cargoRunner(argv, evidence) {
-  return {
-    name: "cargo",
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [],
-    // A doc test's or an integration test's name can repeat in another test binary: keep the selected ids only.
-    selectsByFiltering: true,
-    parseConsole: parseCargoTest,
-    // The sandbox gives the run a home of its own: rustup's proxy (~/.cargo/bin/cargo) must still find its toolchains.
-    prepareEnv: (env) => ({ ...env, ...rustupHome() }),
-    command: (selection) => {
-      const given = argv.includes("--no-fail-fast") ? [...argv] : [...argv.slice(0, 2), "--no-fail-fast", ...argv.slice(2)];
-      if (selection.kind !== "tests") return given;
-      const ids = safeIds(selection.ids);
-      return given.includes("--") ? [...given, "--exact", ...ids] : [...given, "--", "--exact", ...ids];
-    }
-  };
-}
-function rustupHome() {
-  const given = process.env.RUSTUP_HOME;
-  const home = given && isAbsolute6(given) ? given : join18(homedir(), ".rustup");
-  return existsSync5(home) ? { RUSTUP_HOME: home } : {};
-}
-
-// src/verify/runners/split-command.ts
-function splitCommand(line) {
-  const args = [];
-  let current = "";
-  let quote;
-  let started = false;
-  for (let i3 = 0; i3 < line.length; i3++) {
-    const ch = line[i3];
-    if (quote) {
-      if (ch === quote) quote = void 0;
-      else if (ch === "\\" && quote === '"' && i3 + 1 < line.length) current += line[++i3];
-      else current += ch;
-    } else if (ch === "'" || ch === '"') {
-      quote = ch;
-      started = true;
-    } else if (ch === "\\" && i3 + 1 < line.length) {
-      current += line[++i3];
-      started = true;
-    } else if (/\s/.test(ch)) {
-      if (started) args.push(current);
-      current = "";
-      started = false;
-    } else if ("|&;<>`$".includes(ch)) {
-      throw new Error(`shell syntax "${ch}" is not supported in a test command: name one program and its arguments`);
-    } else {
-      current += ch;
-      started = true;
-    }
-  }
-  if (quote) throw new Error("unclosed quote in the test command");
-  if (started) args.push(current);
-  return args;
-}
-
-// src/verify/per-test-limit.ts
-function firstRunCpuMs(runTimeoutMs) {
-  return Math.min(FIRST_RUN_CPU_CEILING_MS, Math.max(FIRST_RUN_CPU_FLOOR_MS, Math.round(runTimeoutMs / 20)));
-}
-var FIRST_RUN_CPU_FLOOR_MS = 2e3;
-var FIRST_RUN_CPU_CEILING_MS = 3e4;
-var FIRST_TRACE_FACTOR = 4;
-var WALL_FACTOR = 10;
-var WALL_FLOOR_MS = 1e4;
-var WALL_CEILING_MS = 12e4;
-var seconds3 = (ms) => String(Math.round(ms / 100) / 10);
-function defaultPerTestMs(runTimeoutMs) {
-  return Math.min(WALL_CEILING_MS, Math.max(WALL_FLOOR_MS, Math.round(runTimeoutMs / 5)));
-}
-function perTestWallMs(cpuMs, runTimeoutMs) {
-  return Math.min(runTimeoutMs, Math.max(Math.ceil(WALL_FACTOR * cpuMs), defaultPerTestMs(runTimeoutMs)));
-}
-function withPerTestLimit(limit2, runTimeoutMs) {
-  const timeoutMs = limit2?.timeoutMs ?? runTimeoutMs;
-  if (limit2?.perTestMs !== void 0)
-    return { ...limit2, perTestWallMs: limit2.perTestWallMs ?? perTestWallMs(limit2.perTestMs, timeoutMs) };
-  const perTestMs = Math.min(firstRunCpuMs(timeoutMs), timeoutMs);
-  const wallMs = perTestWallMs(perTestMs, timeoutMs);
-  const what = `${seconds3(perTestMs)} s of CPU time (${seconds3(wallMs)} s of wall-clock time for a test that blocks)`;
-  return {
-    timeoutMs,
-    reason: limit2 ? `${limit2.reason}; one test at most ${what}` : `the per-test limit of ${what}`,
-    perTestMs,
-    perTestWallMs: wallMs
-  };
-}
-function pythonPerTestEnv(env, options2) {
-  if (options2?.perTestMs === void 0) return {};
-  const given = Number(env?.AUTOGEN_TEST_TIMEOUT ?? 0);
-  const ours = Math.ceil(options2.perTestMs) / 1e3;
-  const wall = Math.ceil(options2.perTestWallMs ?? WALL_FACTOR * options2.perTestMs) / 1e3;
-  return {
-    AUTOGEN_TEST_TIMEOUT: String(given > 0 && given < ours ? given : ours),
-    AUTOGEN_TEST_WALL_TIMEOUT: String(wall)
-  };
-}
-
-// src/verify/runners/unittest-runner.ts
-var UNITTEST_WRAPPER = "autogen_unittest";
-function unittestRunner(args, evidence) {
-  return {
-    name: "unittest",
-    evidence,
-    reportFormat: "junit",
-    pathPrefix: [],
-    // The wrapper sits next to our pytest plugin; the per-test limit goes the same way (a tighter one already set is kept).
-    prepareEnv: (env, options2) => withPytestPlugin(env, pythonPerTestEnv(env, options2)),
-    command: (selection, reportPath) => [
-      pythonExecutable(),
-      "-m",
-      UNITTEST_WRAPPER,
-      "--autogen-report",
-      reportPath,
-      ...selection.kind === "tests" ? safeIds(selection.ids).flatMap((id) => ["--autogen-select", id]) : [],
-      "--",
-      ...args
-    ]
-  };
-}
-function unittestArgs(argv) {
-  const program = argv[0]?.split("/").at(-1) ?? "";
-  if (!/^python(\d+(\.\d+)?)?$/.test(program)) return void 0;
-  const at = argv.indexOf("-m");
-  return at > 0 && argv[at + 1] === "unittest" ? argv.slice(at + 2) : void 0;
-}
-
-// src/verify/runners/detect-runner.ts
-var LOOKED_FOR = [
-  "pytest (pytest.ini, pyproject.toml [tool.pytest], setup.cfg/tox.ini [pytest], test_*.py)",
-  "package.json scripts.test (vitest, jest, mocha, ava, tape or any TAP producer, node --test)",
-  "go.mod",
-  "Cargo.toml",
-  "pom.xml",
-  "build.gradle"
-];
-var MANIFEST_READ_LIMIT = 1024 * 1024;
-function detectRunner(dir, configured) {
-  if (configured) return runnerForLine(configured, `test.command "${configured}"`, dir);
-  const has2 = (name) => existsSync6(join19(dir, name));
-  const read = (name) => has2(name) ? tryReadWorktreeTextSync(dir, name, { maxBytes: MANIFEST_READ_LIMIT }) ?? "" : "";
-  if (has2("pytest.ini") || /\[tool\.pytest/.test(read("pyproject.toml")) || /\[(tool:)?pytest\]/.test(read("setup.cfg") + read("tox.ini")) || hasPythonTests(dir)) {
-    return pytestRunner([], "pytest configuration or test_*.py files");
-  }
-  if (has2("package.json")) {
-    const pkg = JSON.parse(read("package.json"));
-    const script = pkg.scripts?.test;
-    if (script && !/no test specified/.test(script))
-      return runnerForScript(script, `package.json scripts.test "${script}"`, dir, 1);
-  }
-  if (has2("go.mod")) return goRunner([], "go.mod");
-  if (has2("Cargo.toml")) return cargoRunner(["cargo", "test"], "Cargo.toml");
-  if (has2("pom.xml"))
-    return simpleRunner("maven", ["mvn", "-q", "test"], "pom.xml", (ids) => [`-Dtest=${ids.join(",")}`]);
-  if (has2("build.gradle") || has2("build.gradle.kts"))
-    return simpleRunner(
-      "gradle",
-      [has2("gradlew") ? "./gradlew" : "gradle", "test"],
-      "build.gradle",
-      (ids) => ids.flatMap((id) => ["--tests", id])
-    );
-  throw new NoTestsDetectedError(dir, LOOKED_FOR);
-}
-function hasPythonTests(dir, depth = 0) {
-  if (depth > 3) return false;
-  for (const entry of readdirSync3(dir, { withFileTypes: true })) {
-    if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
-    if (entry.isFile() && /^test_.*\.py$|_test\.py$/.test(entry.name)) return true;
-    if (entry.isDirectory() && hasPythonTests(join19(dir, entry.name), depth + 1)) return true;
-  }
-  return false;
-}
-var MAX_SCRIPT_DEPTH = 4;
-function runnerForLine(line, evidence, dir, depth = 0) {
-  const { env, argv } = splitEnvAssignments(splitCommand(line));
-  const script = depth < MAX_SCRIPT_DEPTH ? readPackageScript(dir, argv) : void 0;
-  const runner = script !== void 0 ? runnerForScript(script, `${evidence}: package.json script "${script}"`, dir, depth + 1) : runnerForCommand(argv, evidence, dir);
-  return withCommandEnv(runner, env);
-}
-function runnerForScript(script, evidence, dir, depth) {
-  const steps = scriptSteps(script);
-  for (const step of steps.slice(0, -1)) {
-    let runner;
-    try {
-      runner = runnerForLine(step, evidence, dir, depth);
-    } catch {
-      continue;
-    }
-    if (runner.name !== "custom") return runner;
-  }
-  return runnerForLine(steps.at(-1) ?? script, evidence, dir, depth);
-}
-function withCommandEnv(runner, commandEnv) {
-  if (Object.keys(commandEnv).length === 0) return runner;
-  const prepare2 = runner.prepareEnv;
-  return {
-    ...runner,
-    commandEnv,
-    prepareEnv: (env, options2) => prepare2 ? prepare2({ ...env, ...commandEnv }, options2) : { ...env, ...commandEnv }
-  };
-}
-function runnerForCommand(given, evidence, dir) {
-  const argv = given[0] === "npx" ? afterOptions(given.slice(1)) : given[0] === "pnpm" || given[0] === "yarn" ? given.slice(given[1] === "exec" ? 2 : 1) : given;
-  const joined = argv.join(" ");
-  const program = (argv[0] ?? "").split("/").at(-1) ?? "";
-  const rest = argv.slice(1);
-  if (/\bpytest\b/.test(joined)) {
-    const extra = argv.slice(argv.findIndex((a2) => /pytest$/.test(a2)) + 1);
-    return pytestRunner(extra, evidence);
-  }
-  const unittest = unittestArgs(argv);
-  if (unittest) return unittestRunner(unittest, evidence);
-  if (program === "nyc" || program === "c8") {
-    const at = rest.findIndex((a2) => WRAPPED.has(a2.split("/").at(-1) ?? a2));
-    if (at >= 0) return runnerForCommand(rest.slice(at), `${evidence} (its ${program} coverage wrapper left out)`, dir);
-  }
-  if (program === "cross-env") {
-    const { env, argv: wrapped } = splitEnvAssignments(rest);
-    return withCommandEnv(runnerForCommand(wrapped, evidence, dir), env);
-  }
-  if (program === "cargo" && rest[0] === "test") return cargoRunner(argv, evidence);
-  if (program === "vitest") return vitestRunner(rest, evidence, dir);
-  if (program === "jest") return jestRunner(rest, evidence, dir);
-  if (program === "mocha" || program === "_mocha") return mochaRunner(rest, evidence, dir);
-  if (program === "ava") return avaRunner(rest, evidence, dir);
-  if (program === "tape" || program === "tap") return tapRunner(argv, evidence, dir);
-  if (program === "node" && argv.includes("--test")) return nodeTestRunner(argv, evidence);
-  if (program === "go" && rest[0] === "test") return goRunner(rest.slice(1), evidence);
-  const bin = join19(dir, "node_modules", ".bin");
-  return {
-    name: "custom",
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [bin],
-    parseConsole: parseAnyTap,
-    selectsByFiltering: true,
-    command: () => argv
-  };
-}
-var WRAPPED = /* @__PURE__ */ new Set([
-  "mocha",
-  "_mocha",
-  "tape",
-  "tap",
-  "ava",
-  "jest",
-  "vitest",
-  "node",
-  "python",
-  "python3",
-  "pytest"
-]);
-function afterOptions(args) {
-  const at = args.findIndex((a2) => !a2.startsWith("-"));
-  return at < 0 ? [] : args.slice(at);
-}
-function pytestRunner(extra, evidence) {
-  return {
-    name: "pytest",
-    evidence,
-    reportFormat: "junit",
-    pathPrefix: [],
-    commandArgs: extra,
-    parseConsole: parsePytestConsole,
-    // Our plugin's per-test limit (CPU time, and wall-clock time for a test that blocks); a tighter one already in the environment (eval's) is kept.
-    prepareEnv: (env, options2) => withPytestPlugin(env, pythonPerTestEnv(env, options2)),
-    command: (selection, reportPath) => [
-      pythonExecutable(),
-      "-m",
-      "pytest",
-      ...pytestOwnArgs(extra, selection.kind === "tests"),
-      "-rA",
-      "--color=no",
-      "-p",
-      "no:cacheprovider",
-      "-p",
-      PYTEST_PLUGIN,
-      "-o",
-      "junit_family=xunit1",
-      `--junitxml=${reportPath}`,
-      ...selection.kind === "tests" ? safeIds(selection.ids) : []
-    ]
-  };
-}
-var PYTEST_VALUE_OPTIONS = /* @__PURE__ */ new Set([
-  "-k",
-  "-m",
-  "-p",
-  "-c",
-  "-o",
-  "-W",
-  "-n",
-  "--ignore",
-  "--ignore-glob",
-  "--deselect",
-  "--rootdir",
-  "--basetemp",
-  "--confcutdir",
-  "--cov",
-  "--cov-report",
-  "--cov-config",
-  "--tb",
-  "--maxfail",
-  "--durations",
-  "--import-mode",
-  "--log-level",
-  "--doctest-glob",
-  "--override-ini"
-]);
-function withoutPaths(extra) {
-  return extra.filter((arg, i3) => arg.startsWith("-") || PYTEST_VALUE_OPTIONS.has(extra[i3 - 1] ?? ""));
-}
-function pytestOwnArgs(extra, selecting) {
-  return (selecting ? withoutPaths(extra) : extra).filter((a2) => !a2.startsWith("--junitxml"));
-}
-function nodeTestRunner(argv, evidence) {
-  return {
-    name: "node-test",
-    evidence,
-    reportFormat: "junit",
-    pathPrefix: [],
-    // A synchronous loop blocks --test-timeout: our watchdog, preloaded into each test file's process, stops it.
-    prepareEnv: (env, options2) => ({
-      ...env,
-      ...options2?.perTestMs !== void 0 ? watchdogEnv(options2.perTestMs, options2.perTestWallMs) : {}
-    }),
-    // The pattern names a test by its own name: a test of that name in another suite runs too,
-    // and node reports every test the pattern left out as skipped.
-    selectsByFiltering: true,
-    command: (selection, reportPath, options2) => {
-      const [node2, ...rest] = argv;
-      const pattern = selection.kind === "tests" ? [
-        `--test-name-pattern=^(${safeIds(selection.ids).map((id) => escapeRegExp(id.split(" > ").at(-1) ?? id)).join("|")})$`
-      ] : [];
-      const timeout = options2?.perTestMs !== void 0 ? [`--test-timeout=${String(Math.ceil(options2.perTestWallMs ?? WALL_FACTOR * options2.perTestMs))}`] : [];
-      const watchdog = options2?.perTestMs !== void 0 ? watchdogArgs() : [];
-      return [
-        node2 ?? "node",
-        ...watchdog,
-        "--test-reporter=tap",
-        "--test-reporter-destination=stdout",
-        "--test-reporter=junit",
-        `--test-reporter-destination=${reportPath}`,
-        ...timeout,
-        ...pattern,
-        ...rest
-      ];
-    },
-    parseConsole: parseTap
-  };
-}
-function goRunner(args, evidence) {
-  const own2 = args.filter((a2) => a2 !== "-v" && a2 !== "-json");
-  const packages = own2.some((a2) => !a2.startsWith("-")) ? [] : ["./..."];
-  return {
-    name: "go",
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [],
-    selectsByFiltering: true,
-    parseConsole: parseGoTest,
-    command: (selection) => {
-      const tops = selection.kind === "tests" ? [...new Set(safeIds(selection.ids).map((id) => id.split("/")[0] ?? id))] : [];
-      return [
-        "go",
-        "test",
-        "-v",
-        ...tops.length > 0 ? ["-run", `^(${tops.map(escapeRegExp).join("|")})$`] : [],
-        ...own2,
-        ...packages
-      ];
-    }
-  };
-}
-function simpleRunner(name, base, evidence, select) {
-  return {
-    name,
-    evidence,
-    reportFormat: "none",
-    pathPrefix: [],
-    command: (selection) => [...base, ...selection.kind === "tests" ? select(safeIds(selection.ids)) : []]
-  };
-}
-
-// src/verify/sandbox/run-sandboxed.ts
-import { existsSync as existsSync9 } from "node:fs";
-
-// src/verify/sandbox/bwrap-argv.ts
-var SANDBOX_UID = 65534;
-function bwrapArgv(layout, options2, command) {
-  const mounts = layout.ops.flatMap((op) => {
-    switch (op.kind) {
-      case "tmpfs":
-        return ["--size", String(op.bytes), "--tmpfs", op.path];
-      case "hide-file":
-        return ["--ro-bind", "/dev/null", op.path];
-      case "ro":
-        return ["--ro-bind", op.path, op.path];
-      case "rw":
-        return ["--bind", op.path, op.path];
-    }
-  });
-  return [
-    "bwrap",
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    ...mounts,
-    "--unshare-all",
-    ...options2.network ? ["--share-net"] : [],
-    "--unshare-user",
-    "--uid",
-    String(SANDBOX_UID),
-    "--gid",
-    String(SANDBOX_UID),
-    "--disable-userns",
-    "--cap-drop",
-    "ALL",
-    "--hostname",
-    "autogen-sandbox",
-    "--die-with-parent",
-    "--new-session",
-    "--chdir",
-    options2.cwd,
-    "--",
-    ...command
-  ];
-}
-
-// src/verify/sandbox/sandbox-layout.ts
-import { existsSync as existsSync7, lstatSync as lstatSync5, realpathSync as realpathSync5, statSync as statSync4 } from "node:fs";
-import { homedir as homedir3 } from "node:os";
-import { delimiter as delimiter3, dirname as dirname6, isAbsolute as isAbsolute7, join as join21, relative as relative5, resolve as resolve6, sep as sep5 } from "node:path";
-import { fileURLToPath as fileURLToPath11 } from "node:url";
-
-// src/config/data-dir.ts
-import { homedir as homedir2 } from "node:os";
-import { join as join20 } from "node:path";
-function defaultDataDir(env = process.env, platform2 = process.platform, home = homedir2()) {
-  if (platform2 === "win32") return join20(env.LOCALAPPDATA ?? join20(home, "AppData", "Local"), "autogen-bot");
-  if (platform2 === "darwin") return join20(home, "Library", "Application Support", "autogen-bot");
-  const xdg = env.XDG_DATA_HOME;
-  return join20(xdg && xdg.startsWith("/") ? xdg : join20(home, ".local", "share"), "autogen-bot");
-}
-
-// src/verify/sandbox/sandbox-layout.ts
-var DEFAULT_TMP_BYTES = 512 * 1024 * 1024;
-var SYSTEM = [
-  "/",
-  "/usr",
-  "/bin",
-  "/sbin",
-  "/lib",
-  "/lib32",
-  "/lib64",
-  "/libx32",
-  "/etc",
-  "/opt",
-  "/var",
-  "/proc",
-  "/dev",
-  "/sys"
-];
-var TOOLCHAIN_HOMES = /* @__PURE__ */ new Set([
-  ".pyenv",
-  ".nvm",
-  ".cargo",
-  ".rustup",
-  ".volta",
-  ".asdf",
-  ".sdkman",
-  ".deno",
-  ".bun",
-  ".rbenv",
-  ".goenv",
-  ".ghcup",
-  ".cabal",
-  ".opam",
-  ".elan",
-  ".juliaup",
-  ".fnm",
-  ".local",
-  "go",
-  ".go"
-]);
-var BOT_ROOT = fileURLToPath11(new URL("../../../", new URL("../../src/verify/sandbox/sandbox-layout.ts", import.meta.url).href));
-function sandboxLayout(request2) {
-  const env = request2.env ?? process.env;
-  const tmpBytes = request2.tmpBytes ?? DEFAULT_TMP_BYTES;
-  const home = safeReal(env.HOME && isAbsolute7(env.HOME) ? env.HOME : homedir3());
-  const hiddenDirs = /* @__PURE__ */ new Set();
-  const hiddenFiles = /* @__PURE__ */ new Set();
-  const hide2 = (path12) => {
-    if (!path12 || !isAbsolute7(path12)) return;
-    const real2 = safeReal(path12);
-    if (SYSTEM.includes(real2) || !existsSync7(real2)) return;
-    (statSync4(real2).isDirectory() ? hiddenDirs : hiddenFiles).add(real2);
-  };
-  hide2(home);
-  hide2(defaultDataDir(env, process.platform, home));
-  if (env.AUTOGEN_DB_PATH) hide2(dirname6(resolve6(env.AUTOGEN_DB_PATH)));
-  hide2(env.PRIVATE_KEY_PATH ? resolve6(env.PRIVATE_KEY_PATH) : void 0);
-  hide2(join21(process.cwd(), ".env"));
-  hide2(join21(BOT_ROOT, ".env"));
-  for (const path12 of (env.AUTOGEN_SANDBOX_HIDE ?? "").split(delimiter3)) hide2(path12 || void 0);
-  for (const path12 of request2.hidden ?? []) hide2(path12);
-  for (const path12 of ["/run", "/var/tmp", "/var/run", "/root", "/home", "/etc/shadow", "/etc/gshadow", "/etc/ssh"])
-    hide2(path12);
-  for (const path12 of ["/run", "/var/tmp"]) if (existsSync7(path12)) hiddenDirs.add(safeReal(path12));
-  const writableRoots = [request2.workspace, ...request2.writable ?? []].filter((p) => existsSync7(p));
-  const workspaceReal = [.../* @__PURE__ */ new Set([...writableRoots.map(safeReal), ...writableRoots.map((p) => resolve6(p))])];
-  const insideWritable = (path12, strictlyBelow = false) => {
-    const resolved = resolve6(path12);
-    return workspaceReal.some(
-      (w2) => resolved === w2 || resolved.startsWith(w2 + sep5) && !(strictlyBelow && isOwnGitPointer(resolved, w2))
-    );
-  };
-  const visible = /* @__PURE__ */ new Set();
-  const covered = [...hiddenDirs, ...["/tmp", "/dev/shm"].filter((d) => existsSync7(d)).map(safeReal)];
-  const show = (path12) => {
-    if (!isAbsolute7(path12) || !existsSync7(path12)) return;
-    const real2 = safeReal(path12);
-    const hiddenParent = covered.find((dir) => real2 === dir || real2.startsWith(dir + sep5));
-    if (!hiddenParent) return;
-    const [first2] = relative5(hiddenParent, real2).split(sep5);
-    visible.add(first2 && TOOLCHAIN_HOMES.has(first2) ? join21(hiddenParent, first2) : real2);
-    if (first2 === ".cargo") {
-      const rustup = env.RUSTUP_HOME && isAbsolute7(env.RUSTUP_HOME) ? env.RUSTUP_HOME : join21(hiddenParent, ".rustup");
-      if (existsSync7(rustup)) visible.add(safeReal(rustup));
-    }
-  };
-  for (const dir of (request2.path ?? env.PATH ?? "").split(delimiter3)) if (dir && !insideWritable(dir)) show(dir);
-  show(join21(BOT_ROOT, "resources"));
-  show(dirname6(process.execPath));
-  for (const path12 of request2.readOnly ?? [])
-    if (existsSync7(path12) && !lstatSync5(path12).isSymbolicLink() && !insideWritable(path12, true))
-      visible.add(safeReal(path12));
-  for (const dir of grantedDirectories(request2.workspace))
-    if (existsSync7(dir) && !insideWritable(dir)) visible.add(dir);
-  const writable = [request2.workspace, ...request2.writable ?? []].filter((p) => existsSync7(p)).map(safeReal);
-  const ops = [
-    { kind: "tmpfs", path: "/tmp", bytes: tmpBytes },
-    { kind: "tmpfs", path: "/dev/shm", bytes: Math.min(tmpBytes, 64 * 1024 * 1024) },
-    ...[...hiddenDirs].filter((d) => d !== "/tmp").map((path12) => ({ kind: "tmpfs", path: path12, bytes: 1024 * 1024 })),
-    ...[...visible].map((path12) => ({ kind: "ro", path: path12 })),
-    ...writable.map((path12) => ({ kind: "rw", path: path12 })),
-    ...[...hiddenFiles].map((path12) => ({ kind: "hide-file", path: path12 }))
-  ];
-  return { ops: orderOps(ops, writable) };
-}
-function orderOps(ops, writable) {
-  const depth = (p) => p === "/" ? 0 : p.split(sep5).length;
-  const kept2 = ops.filter((op, i3) => ops.findIndex((o3) => o3.path === op.path && o3.kind === op.kind) === i3);
-  const filtered = kept2.filter(
-    (op) => !((op.kind === "tmpfs" || op.kind === "hide-file") && writable.includes(op.path) && op.path !== "/tmp")
-  );
-  return filtered.map((op, index) => ({ op, index })).sort((a2, b3) => depth(a2.op.path) - depth(b3.op.path) || a2.index - b3.index).map(({ op }) => op);
-}
-function safeReal(path12) {
-  try {
-    return realpathSync5(path12);
-  } catch {
-    return resolve6(path12);
-  }
-}
-function isOwnGitPointer(path12, workspace) {
-  return path12 === join21(workspace, ".git");
-}
-
-// src/verify/sandbox/unshare-argv.ts
-import { fileURLToPath as fileURLToPath12 } from "node:url";
-var UNSHARE_INIT = fileURLToPath12(new URL("../../../resources/sandbox/unshare-init.mjs", new URL("../../src/verify/sandbox/unshare-argv.ts", import.meta.url).href));
-function unshareArgv(layout, options2, command) {
-  const spec = JSON.stringify({ stage: options2.stage, cwd: options2.cwd, network: options2.network, ops: layout.ops });
-  return [
-    "setpriv",
-    "--pdeathsig",
-    "KILL",
-    "--",
-    "unshare",
-    ...process.getuid?.() === 0 ? [] : ["--map-root-user"],
-    "--mount",
-    "--propagation",
-    "private",
-    "--pid",
-    "--fork",
-    "--kill-child",
-    "--mount-proc",
-    "--ipc",
-    "--uts",
-    ...options2.network ? [] : ["--net"],
-    "--",
-    process.execPath,
-    UNSHARE_INIT,
-    spec,
-    "--",
-    ...command
-  ];
-}
-
-// src/verify/sandbox/detect-isolation.ts
-var probed;
-var PROBE_TIMEOUT_MS = 6e4;
-async function works(argv) {
-  const [file2, ...args] = argv;
-  const result = await execa(file2, args, {
-    timeout: PROBE_TIMEOUT_MS,
-    forceKillAfterDelay: 1e3,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-    extendEnv: false,
-    stdin: "ignore",
-    reject: false
-  });
-  if (result.timedOut) return "timed-out";
-  return !result.failed && result.stdout.trim() === "ok" ? "works" : "fails";
-}
-async function probe(kind) {
-  const dir = await makeTempDir("autogen-probe-");
-  const stage = await makeTempDir("autogen-root-");
-  try {
-    const layout = sandboxLayout({ workspace: dir, env: {} });
-    const command = ["/bin/sh", "-c", "echo ok"];
-    return await works(
-      kind === "bwrap" ? bwrapArgv(layout, { cwd: dir, network: false }, command) : unshareArgv(layout, { cwd: dir, network: false, stage }, command)
-    );
-  } finally {
-    await removeTempDir(dir);
-    await removeTempDir(stage).catch(() => void 0);
-  }
-}
-function detectIsolation() {
-  const choice = probed ??= choose2();
-  void choice.then((c4) => {
-    if ("refused" in c4 && probed === choice) probed = void 0;
-  });
-  return choice;
-}
-async function choose2() {
-  const forced = process.env.AUTOGEN_ISOLATION;
-  if (forced === "none") {
-    if (process.getuid?.() === 0 && process.env.AUTOGEN_ALLOW_UNSANDBOXED_ROOT !== "1") {
-      return {
-        refused: "refusing to run a repository's tests as root with no sandbox (AUTOGEN_ISOLATION=none): install bubblewrap, run the bot as an ordinary user, or set AUTOGEN_ALLOW_UNSANDBOXED_ROOT=1 if you accept that the tests can do anything root can"
-      };
-    }
-    return { isolation: "none" };
-  }
-  const slow = (kind) => `${kind}'s probe (\`echo ok\` in the sandbox) did not finish within ${PROBE_TIMEOUT_MS / 1e3} s: the machine may be overloaded; the next job probes again`;
-  if (forced === "bwrap" || forced === "unshare") {
-    const result = await probe(forced);
-    if (result === "works") return { isolation: forced };
-    return {
-      refused: result === "timed-out" ? `AUTOGEN_ISOLATION=${forced}, but ${slow(forced)}` : `AUTOGEN_ISOLATION=${forced}, but ${forced === "bwrap" ? "bubblewrap (bwrap)" : "unshare"} does not work on this host (not installed, or namespaces are not allowed here)`
-    };
-  }
-  const bwrap = await probe("bwrap");
-  if (bwrap === "works") return { isolation: "bwrap" };
-  const unshare = await probe("unshare");
-  if (unshare === "works") return { isolation: "unshare" };
-  if (bwrap === "timed-out" || unshare === "timed-out")
-    return { refused: `no sandbox could be confirmed: ${slow(bwrap === "timed-out" ? "bubblewrap" : "unshare")}` };
-  return {
-    refused: "no sandbox is available to run the repository's tests: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or allow unprivileged user namespaces; AUTOGEN_ISOLATION=none runs them unsandboxed, which only makes sense for your own trusted code"
-  };
-}
-
-// src/verify/sandbox/disk-watch.ts
-import { lstat as lstat3, readdir as readdir2, statfs } from "node:fs/promises";
-import { join as join22 } from "node:path";
-var INTERVAL_MS = 500;
-var DEFAULT_FILE_CAP = 2e5;
-function watchDisk(dirs, capBytes, onExceeded, onTooManyFiles = () => void 0, fileCap = DEFAULT_FILE_CAP) {
-  const started = Date.now();
-  let stopped2 = false;
-  let exceeded;
-  let baseline;
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy || stopped2) return;
-    busy = true;
-    void (async () => {
-      try {
-        baseline ??= new Map(
-          await Promise.all(dirs.map(async (d) => [d, await usedBytes(d)]))
-        );
-        for (const dir of dirs) {
-          const files = await usedInodes(dir) - (inodeBaseline.get(dir) ?? Infinity);
-          if (files > fileCap && !stopped2) {
-            onTooManyFiles(files);
-            return;
-          }
-        }
-        let grown = 0;
-        for (const dir of dirs) grown = Math.max(grown, await usedBytes(dir) - (baseline.get(dir) ?? 0));
-        if (grown <= capBytes) return;
-        let written = 0;
-        for (const dir of dirs) written += await writtenSince(dir, started, capBytes - written);
-        if (written > capBytes && !stopped2) {
-          exceeded = written;
-          onExceeded(written);
-        }
-      } catch {
-      } finally {
-        busy = false;
-      }
-    })();
-  }, INTERVAL_MS);
-  timer.unref();
-  const inodeBaseline = /* @__PURE__ */ new Map();
-  void Promise.all(dirs.map(async (d) => inodeBaseline.set(d, await usedInodes(d)))).catch(() => void 0);
-  void Promise.all(dirs.map(async (d) => [d, await usedBytes(d)])).then(
-    (entries) => baseline ??= new Map(entries),
-    () => void 0
-  );
-  return {
-    stop() {
-      stopped2 = true;
-      clearInterval(timer);
-    },
-    exceeded: () => exceeded
-  };
-}
-async function usedInodes(dir) {
-  const s = await statfs(dir);
-  return s.files - s.ffree;
-}
-async function usedBytes(dir) {
-  const s = await statfs(dir);
-  return (s.blocks - s.bfree) * s.bsize;
-}
-async function writtenSince(dir, since, limit2) {
-  let total = 0;
-  const stack = [dir];
-  while (stack.length > 0 && total <= limit2) {
-    const current = stack.pop();
-    let entries;
-    try {
-      entries = await readdir2(current, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const entry of entries) {
-      const path12 = join22(current, entry.name);
-      if (entry.isDirectory()) {
-        stack.push(path12);
-      } else if (entry.isFile()) {
-        const s = await lstat3(path12).catch(() => void 0);
-        if (s && s.ctimeMs >= since - 1e3) total += s.blocks * 512;
-      }
-    }
-  }
-  return total;
-}
-
-// src/verify/sandbox/live-sandboxes.ts
-var live2 = /* @__PURE__ */ new Set();
-function registerSandbox(kill) {
-  live2.add(kill);
-  return () => live2.delete(kill);
-}
-
-// src/verify/sandbox/process-limit.ts
-import { existsSync as existsSync8, readFileSync as readFileSync4 } from "node:fs";
-import { mkdir as mkdir4, readFile as readFile2, rmdir, writeFile as writeFile4 } from "node:fs/promises";
-import { join as join23 } from "node:path";
-import { randomUUID } from "node:crypto";
-var V1 = "/sys/fs/cgroup";
-var V2 = "/sys/fs/cgroup";
-var v2Ready;
-async function createProcessLimit(limits) {
-  if (process.getuid?.() !== 0 || process.env.AUTOGEN_SANDBOX_CGROUP === "off") return void 0;
-  try {
-    if (existsSync8(join23(V1, "pids", "cgroup.procs")) || existsSync8(join23(V1, "memory", "cgroup.procs")))
-      return await makeV1(limits);
-    if (await v2Usable()) return await makeV2(limits);
-  } catch {
-  }
-  return void 0;
-}
-async function makeV2(limits) {
-  const parent = join23(V2, "autogen");
-  await mkdir4(parent, { recursive: true });
-  await writeFile4(join23(parent, "cgroup.subtree_control"), "+pids").catch(() => void 0);
-  if (limits.memoryBytes) await writeFile4(join23(parent, "cgroup.subtree_control"), "+memory").catch(() => void 0);
-  const dir = join23(parent, `run-${randomUUID()}`);
-  await mkdir4(dir);
-  try {
-    await writeFile4(join23(dir, "pids.max"), String(limits.processes));
-    let memory = false;
-    if (limits.memoryBytes && existsSync8(join23(dir, "memory.max"))) {
-      await writeFile4(join23(dir, "memory.max"), String(limits.memoryBytes));
-      await writeFile4(join23(dir, "memory.swap.max"), "0").catch(() => void 0);
-      await writeFile4(join23(dir, "memory.oom.group"), "1").catch(() => void 0);
-      memory = true;
-    }
-    return handle([{ dir, controller: "unified" }], "cgroup-v2", memory);
-  } catch (error62) {
-    await rmdir(dir).catch(() => void 0);
-    throw error62;
-  }
-}
-async function makeV1(limits) {
-  const groups2 = [];
-  const name = `run-${randomUUID()}`;
-  const pids = await makeV1Group("pids", name, { "pids.max": String(limits.processes) });
-  if (pids) groups2.push(pids);
-  let memory = false;
-  if (limits.memoryBytes) {
-    const bytes = String(limits.memoryBytes);
-    const group = await makeV1Group(
-      "memory",
-      name,
-      { "memory.limit_in_bytes": bytes, "memory.memsw.limit_in_bytes": bytes, "memory.swappiness": "0" },
-      ["memory.limit_in_bytes"]
-    );
-    if (group) {
-      groups2.push(group);
-      memory = true;
-    }
-  }
-  return groups2.length > 0 ? handle(groups2, "cgroup-v1", memory) : void 0;
-}
-async function makeV1Group(controller, name, settings, required3 = Object.keys(settings)) {
-  const dir = join23(V1, controller, "autogen", name);
-  try {
-    await mkdir4(dir, { recursive: true });
-    for (const [file2, value] of Object.entries(settings)) {
-      try {
-        await writeFile4(join23(dir, file2), value);
-      } catch (error62) {
-        if (required3.includes(file2)) throw error62;
-      }
-    }
-    return { dir, controller };
-  } catch {
-    await rmdir(dir).catch(() => void 0);
-    return void 0;
-  }
-}
-function handle(groups2, kind, memory) {
-  const procsFiles = groups2.map((g) => join23(g.dir, "cgroup.procs"));
-  const members2 = async () => {
-    const all = await Promise.all(procsFiles.map((f2) => readFile2(f2, "utf8").catch(() => "")));
-    return [...new Set(all.join("\n").split("\n").filter(Boolean).map(Number))];
-  };
-  const pidsDir = groups2.find((g) => g.controller !== "memory")?.dir;
-  const memoryDir = groups2.find((g) => g.controller !== "pids")?.dir;
-  return {
-    kind,
-    memory,
-    // The script is a constant; the files and the command arrive as arguments, never as script text.
-    enter: (argv) => [
-      "/bin/sh",
-      "-c",
-      'for f do [ "$f" = -- ] && break; echo $$ > "$f" || exit 125; shift; done; shift; exec "$@"',
-      "autogen-cgroup",
-      ...procsFiles,
-      "--",
-      ...argv
-    ],
-    async refusals() {
-      if (!pidsDir) return 0;
-      const events = await readFile2(join23(pidsDir, "pids.events"), "utf8").catch(() => "");
-      return Number(/^max (\d+)/m.exec(events)?.[1] ?? 0);
-    },
-    async oomKills() {
-      if (!memory || !memoryDir) return 0;
-      const file2 = kind === "cgroup-v2" ? "memory.events" : "memory.oom_control";
-      const text2 = await readFile2(join23(memoryDir, file2), "utf8").catch(() => "");
-      return Number(/^oom_kill (\d+)/m.exec(text2)?.[1] ?? 0);
-    },
-    async killAll() {
-      const unified = groups2.find((g) => g.controller === "unified");
-      if (unified && existsSync8(join23(unified.dir, "cgroup.kill"))) {
-        await writeFile4(join23(unified.dir, "cgroup.kill"), "1").catch(() => void 0);
-        return;
-      }
-      for (let round = 0; round < 20; round++) {
-        const pids = await members2();
-        if (pids.length === 0) return;
-        for (const pid of pids) {
-          try {
-            process.kill(pid, "SIGKILL");
-          } catch {
-          }
-        }
-        await new Promise((resolve9) => setTimeout(resolve9, 25));
-      }
-    },
-    async remove() {
-      for (const { dir } of groups2) {
-        for (let round = 0; round < 40; round++) {
-          try {
-            await rmdir(dir);
-            break;
-          } catch {
-            await new Promise((resolve9) => setTimeout(resolve9, 25));
-          }
-        }
-      }
-    }
-  };
-}
-async function v2Usable() {
-  if (v2Ready !== void 0) return v2Ready;
-  try {
-    const controllers = readFileSync4(join23(V2, "cgroup.controllers"), "utf8");
-    v2Ready = controllers.split(/\s+/).includes("pids") && readFileSync4("/proc/self/cgroup", "utf8").trim() === "0::/";
-  } catch {
-    v2Ready = false;
-  }
-  return v2Ready;
-}
-
-// src/verify/sandbox/resolve-command.ts
-import { accessSync, constants as constants8, statSync as statSync5 } from "node:fs";
-import { delimiter as delimiter4, isAbsolute as isAbsolute8, join as join24, resolve as resolve7 } from "node:path";
-function resolveCommand(command, path12, cwd) {
-  const executable = (candidate) => {
-    try {
-      accessSync(candidate, constants8.X_OK);
-      return statSync5(candidate).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (command.includes("/")) {
-    const full = isAbsolute8(command) ? command : resolve7(cwd, command);
-    return executable(full) ? full : void 0;
-  }
-  for (const dir of path12.split(delimiter4)) {
-    if (!dir) continue;
-    const candidate = join24(dir, command);
-    if (executable(candidate)) return candidate;
-  }
-  return void 0;
-}
-
-// src/verify/sandbox/run-sandboxed.ts
-var DEFAULT_LIMITS = { fileSizeBytes: 256 * 1024 ** 2, processes: 256, diskBytes: 1024 ** 3 };
-var ADDRESS_SPACE_FLOOR = 2 * 1024 ** 3;
-var DEFAULT_OUTPUT_CAP = 2 * 1024 * 1024;
-var KILL_GRACE_MS = 2e3;
-var DRAIN_MS = 2e3;
-async function runSandboxed(argv, options2) {
-  const [command] = argv;
-  if (!command) throw new Error("runSandboxed needs a command");
-  const choice = await detectIsolation();
-  if ("refused" in choice) return failedToStart([...argv], "none", choice.refused);
-  const { isolation } = choice;
-  const home = await makeTempDir("autogen-home-");
-  const stage = isolation === "unshare" ? await makeTempDir("autogen-root-") : void 0;
-  const limits = { ...DEFAULT_LIMITS, ...options2.limits };
-  const processLimit = isolation === "none" ? void 0 : await createProcessLimit({ processes: limits.processes, memoryBytes: limits.memoryBytes });
-  try {
-    const env = sandboxEnv({
-      home,
-      extra: options2.env ?? {},
-      pathPrefix: options2.pathPrefix ?? [],
-      nodePreload: options2.nodePreload
-    });
-    if (!resolveCommand(command, env.PATH ?? "", options2.cwd))
-      return failedToStart([...argv], isolation, `command not found: ${command} (searched PATH=${env.PATH ?? ""})`);
-    const writable = [home, ...options2.writablePaths ?? []];
-    const memoryRlimit = limits.memoryBytes !== void 0 && isolation !== "none" && !processLimit?.memory;
-    const prlimit = prlimitArgv(
-      memoryRlimit ? { ...limits, addressSpaceBytes: Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR) } : limits,
-      options2.timeoutMs
-    );
-    const layout = sandboxLayout({
-      workspace: options2.cwd,
-      writable,
-      readOnly: options2.readOnlyPaths ?? [],
-      hidden: options2.hiddenPaths ?? [],
-      path: process.env.PATH ?? "",
-      tmpBytes: limits.tmpBytes ?? DEFAULT_TMP_BYTES
-    });
-    const inner = [...prlimit, ...argv];
-    const network = options2.network ?? false;
-    let wrapped = isolation === "bwrap" ? bwrapArgv(layout, { cwd: options2.cwd, network }, inner) : isolation === "unshare" ? unshareArgv(layout, { cwd: options2.cwd, network, stage }, inner) : inner;
-    if (processLimit) wrapped = processLimit.enter(wrapped);
-    return await spawnCapped(
-      wrapped,
-      [...argv],
-      isolation,
-      env,
-      options2,
-      limits,
-      [options2.cwd, ...writable],
-      processLimit,
-      memoryRlimit
-    );
-  } finally {
-    await processLimit?.killAll();
-    await processLimit?.remove();
-    await removeTempDir(home);
-    if (stage) await removeTempDir(stage).catch(() => void 0);
-  }
-}
-function prlimitArgv(limits, timeoutMs) {
-  const cpu = limits.cpuSeconds ?? Math.ceil(timeoutMs / 1e3) + 60;
-  return [
-    "prlimit",
-    `--fsize=${limits.fileSizeBytes}`,
-    `--cpu=${cpu}`,
-    // Holds for a non-root bot (the kernel exempts root; the cgroup covers that case).
-    `--nproc=${limits.processes}`,
-    "--core=0",
-    ...limits.addressSpaceBytes ? [`--as=${limits.addressSpaceBytes}`] : [],
-    "--"
-  ];
-}
-function failedToStart(argv, isolation, spawnError) {
-  return {
-    argv,
-    exitCode: null,
-    signal: null,
-    timedOut: false,
-    durationMs: 0,
-    output: "",
-    outputBytes: 0,
-    outputTruncated: false,
-    isolation,
-    spawnError
-  };
-}
-function spawnCapped(wrapped, argv, isolation, env, options2, limits, watched, processLimit, memoryRlimit) {
-  const cap = options2.maxOutputBytes ?? DEFAULT_OUTPUT_CAP;
-  const started = performance.now();
-  return new Promise((resolve9) => {
-    const [file2, ...args] = wrapped;
-    const child = execa(file2, args, {
-      cwd: existsSync9(options2.cwd) ? options2.cwd : "/",
-      env,
-      extendEnv: false,
-      stdin: "ignore",
-      buffer: false,
-      stripFinalNewline: false,
-      detached: true,
-      shell: false,
-      reject: false,
-      forceKillAfterDelay: KILL_GRACE_MS,
-      ...options2.signal ? { cancelSignal: options2.signal } : {}
-    });
-    const chunks = [];
-    let kept2 = 0;
-    let total = 0;
-    let timedOut = false;
-    let limit2;
-    const onData = (chunk) => {
-      total += chunk.length;
-      if (kept2 < cap) {
-        const part = chunk.subarray(0, cap - kept2);
-        chunks.push(part);
-        kept2 += part.length;
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    const killGroup = (signal) => {
-      if (child.pid === void 0) return;
-      try {
-        process.kill(-child.pid, signal);
-      } catch {
-      }
-    };
-    const unregister = registerSandbox(() => {
-      killGroup("SIGKILL");
-      void processLimit?.killAll();
-    });
-    const stopFor = (reason) => {
-      limit2 ??= reason;
-      killGroup("SIGKILL");
-      void processLimit?.killAll();
-    };
-    const seconds4 = Math.round(options2.timeoutMs / 100) / 10;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      limit2 ??= {
-        name: "wall-time",
-        message: `timed out after ${seconds4} s (the test run's time limit, test.timeoutMinutes)`
-      };
-      killGroup("SIGTERM");
-      setTimeout(() => killGroup("SIGKILL"), KILL_GRACE_MS).unref();
-    }, options2.timeoutMs);
-    const disk = isolation === "none" ? void 0 : watchDisk(
-      watched,
-      limits.diskBytes,
-      (bytes) => stopFor({
-        name: "disk",
-        message: `stopped: wrote ${mb(bytes)} to the workspace, over the limit of ${mb(limits.diskBytes)}`
-      }),
-      (files) => stopFor({
-        name: "disk",
-        message: `stopped: created ${files} files, over the limit of ${DEFAULT_FILE_CAP} files`
-      })
-    );
-    const onAbort = () => stopFor({ name: "cancelled", message: "stopped on request" });
-    options2.signal?.addEventListener("abort", onAbort, { once: true });
-    let settled = false;
-    const settle3 = (code2, signal, spawnError) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      disk?.stop();
-      unregister();
-      options2.signal?.removeEventListener("abort", onAbort);
-      killGroup("SIGKILL");
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      const output2 = Buffer.concat(chunks).toString("utf8");
-      void (async () => {
-        const refusals = await processLimit?.refusals() ?? 0;
-        const oomKills = await processLimit?.oomKills() ?? 0;
-        const kernel = kernelLimit(code2, signal, output2, { refusals, oomKills, memoryRlimit }, limits);
-        if (limit2 && kernel && kernel.name !== limit2.name)
-          limit2 = { ...limit2, message: `${limit2.message}; it also ${kernel.message.replace(/^stopped: /, "")}` };
-        limit2 ??= kernel;
-        resolve9({
-          argv,
-          exitCode: code2,
-          signal,
-          timedOut,
-          durationMs: Math.round(performance.now() - started),
-          output: output2,
-          outputBytes: total,
-          outputTruncated: total > kept2,
-          isolation,
-          spawnError,
-          ...limit2 ? { limit: limit2 } : {}
-        });
-      })();
-    };
-    void child.then((result) => {
-      const spawnError = result.failed && result.exitCode === void 0 && result.signal === void 0 ? result.cause instanceof Error ? result.cause.message : result.shortMessage : void 0;
-      settle3(result.exitCode ?? null, result.signal ?? null, spawnError);
-    });
-    child.nodeChildProcess.on("exit", (code2, signal) => {
-      killGroup("SIGKILL");
-      setTimeout(() => settle3(code2, signal, void 0), DRAIN_MS).unref();
-    });
-  });
-}
-function kernelLimit(code2, signal, output2, { refusals, oomKills, memoryRlimit }, limits) {
-  if (oomKills > 0) return { name: "memory", message: memoryLimitMessage(limits.memoryBytes ?? 0) };
-  if (memoryRlimit && OUT_OF_MEMORY.test(output2.slice(-4e3)))
-    return {
-      name: "memory",
-      message: memoryLimitMessage(
-        Math.max(limits.memoryBytes ?? 0, ADDRESS_SPACE_FLOOR),
-        " (address space per process: this host gives the bot no memory cgroup)"
-      )
-    };
-  if (refusals > 0)
-    return {
-      name: "processes",
-      message: `hit the process limit (${limits.processes} processes at once): ${refusals} process${refusals === 1 ? " was" : "es were"} refused`
-    };
-  if (signal === "SIGXCPU" || code2 === 128 + 24)
-    return {
-      name: "cpu-time",
-      message: `stopped: a process used more than its CPU time limit of ${limits.cpuSeconds ?? "the timeout plus 60"} s`
-    };
-  if (signal === "SIGXFSZ" || code2 === 128 + 25 || /File too large|\[Errno 27\]|EFBIG/.test(output2.slice(-4e3))) {
-    return { name: "file-size", message: `stopped: a file grew past the size limit of ${mb(limits.fileSizeBytes)}` };
-  }
-  return void 0;
-}
-var OUT_OF_MEMORY = /MemoryError|[Cc]annot allocate memory|[Ff]ailed to allocate memory|ENOMEM|out of memory|bad_alloc|Failed to reserve virtual memory/;
-function memoryLimitMessage(bytes, how = "") {
-  const size = bytes % 1024 ** 3 === 0 ? `${bytes / 1024 ** 3} GiB` : `${Math.round(bytes / 1024 ** 2 * 10) / 10} MiB`;
-  return `stopped: used more than ${size}, the test run's memory limit (test.limits.memoryMegabytes)${how}`;
-}
-function mb(bytes) {
-  return `${Math.round(bytes / 1024 ** 2 * 10) / 10} MB`;
-}
-
-// src/engine/template/trace-selection.ts
-var TRACED_SHARE = 0.4;
-var HEAVY_FACTOR = 10;
-var HEAVY_SHARE = 0.25;
-function heavyTestsToLeaveOut(passing, failingMs) {
-  const ms = (t2) => t2.ms !== void 0 && Number.isFinite(t2.ms) && t2.ms > 0 ? t2.ms : 0;
-  const passingMs = passing.reduce((sum, t2) => sum + ms(t2), 0);
-  const budget = TRACED_SHARE * (passingMs + Math.max(0, failingMs));
-  const heaviest = [...passing].sort((a2, b3) => ms(b3) - ms(a2) || a2.id.localeCompare(b3.id));
-  const threshold = HEAVY_FACTOR * passingMs / Math.max(1, passing.length);
-  const heavy = heaviest.filter((t2) => ms(t2) >= threshold);
-  const heavyMs = heavy.reduce((sum, t2) => sum + ms(t2), 0);
-  if (heavyMs < HEAVY_SHARE * (passingMs + Math.max(0, failingMs))) return [];
-  const leftOut = [];
-  let traced = passingMs;
-  for (const test of heavy) {
-    if (traced <= budget) break;
-    leftOut.push(test.id);
-    traced -= ms(test);
-  }
-  return leftOut;
-}
-
-// src/engine/template/python-spectra.ts
-var traceSchema = external_exports.record(
-  external_exports.string(),
-  external_exports.object({ outcome: external_exports.string().optional(), lines: external_exports.record(external_exports.string(), external_exports.array(external_exports.int())).optional() })
-);
-var CoverageError = class extends Error {
-  constructor(message) {
-    super(message);
-    this.name = "CoverageError";
-  }
-};
-async function pythonSpectra(workspace, testIds, given) {
-  const { perTestMs, failingPerTestMs = perTestMs, failing = [], durations, commandArgs = [], ...options2 } = given;
-  const dir = await makeTempDir("autogen-trace-");
-  try {
-    const safe = reportedFileFilter(workspace);
-    const run2 = (ids, extra, focus2, limitMs = perTestMs) => traceRun(workspace, dir, [...pytestOwnArgs(commandArgs, ids.length > 0), ...extra, ...safeIds(ids)], {
-      ...options2,
-      perTestMs: limitMs,
-      focus: focus2
-    });
-    if (failing.length === 0)
-      return { spectra: spectraOf2(await run2(testIds, [], void 0), safe), dropped: safe.dropped(), untraced: [] };
-    const failed3 = spectraOf2(await run2(failing, [], void 0, failingPerTestMs), safe);
-    const focus = /* @__PURE__ */ new Map();
-    for (const test of failed3.filter((t2) => t2.failed))
-      for (const [file2, lines] of test.lines) focus.set(file2, /* @__PURE__ */ new Set([...focus.get(file2) ?? [], ...lines]));
-    if (focus.size === 0) return { spectra: failed3, dropped: safe.dropped(), untraced: [] };
-    const focusPath = join25(dir, "focus.json");
-    await writeFile5(
-      focusPath,
-      JSON.stringify(Object.fromEntries([...focus].map(([file2, lines]) => [file2, [...lines]])))
-    );
-    const failingSet = new Set(failing);
-    const passing = (testIds.length > 0 ? testIds : [...durations?.keys() ?? []]).filter((id) => !failingSet.has(id));
-    const untraced = durations ? heavyTestsToLeaveOut(
-      passing.map((id) => ({ id, ms: durations.get(id) })),
-      failing.reduce((sum, id) => sum + (durations.get(id) ?? 0), 0)
-    ) : [];
-    const untracedSet = new Set(untraced);
-    const others = testIds.filter((id) => !failingSet.has(id) && !untracedSet.has(id));
-    if (testIds.length > 0 && others.length === 0) return { spectra: failed3, dropped: safe.dropped(), untraced };
-    const deselect = testIds.length === 0 ? safeIds([...failing, ...untraced]).map((id) => `--deselect=${id}`) : [];
-    const rest = spectraOf2(await run2(others, deselect, focusPath), safe).filter(
-      (t2) => !failingSet.has(t2.id) && !untracedSet.has(t2.id)
-    );
-    return { spectra: [...failed3, ...rest], dropped: safe.dropped(), untraced };
-  } finally {
-    await removeTempDir(dir);
-  }
-}
-async function traceRun(workspace, dir, args, options2) {
-  const { perTestMs, focus, ...sandbox } = options2;
-  const out = join25(dir, focus ? "trace-focus.json" : "trace.json");
-  const cpuMs = perTestMs ?? FIRST_TRACE_FACTOR * firstRunCpuMs(sandbox.timeoutMs);
-  const env = withPytestPlugin(sandbox.env, {
-    AUTOGEN_TRACE_OUT: out,
-    ...pythonPerTestEnv(sandbox.env, { perTestMs: cpuMs, perTestWallMs: perTestWallMs(cpuMs, sandbox.timeoutMs) }),
-    ...focus ? { AUTOGEN_TRACE_FOCUS: focus } : {}
-  });
-  const run2 = await runSandboxed(
-    [pythonExecutable(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", PYTEST_PLUGIN, ...args],
-    { ...sandbox, cwd: workspace, env, writablePaths: [dir] }
-  );
-  const text2 = await readRunOutput(out, 256 * 1024 * 1024);
-  if (text2 === void 0) {
-    throw new CoverageError(
-      `the coverage run wrote no trace (exit ${String(run2.exitCode)}${run2.timedOut ? ", timed out" : ""}): ${run2.spawnError ?? run2.output.slice(-500)}`
-    );
-  }
-  return traceSchema.parse(JSON.parse(text2));
-}
-function spectraOf2(trace, safe) {
-  return Object.entries(trace).filter(([, entry]) => entry.outcome !== "skipped").map(([id, entry]) => ({
-    id,
-    failed: entry.outcome !== "passed",
-    lines: new Map(
-      Object.entries(entry.lines ?? {}).flatMap(
-        ([file2, lines]) => safe.accept(file2) ? [[file2, new Set(lines)]] : []
-      )
-    )
-  }));
-}
 
 // src/engine/template/template-strategy.ts
 var MAX_LINES3 = 40;

@@ -8,9 +8,9 @@
 // offsets and the map's URL are appended to a file in the coverage folder, one JSON line per
 // script; the bot ties them to the coverage's entries by URL and length and maps each range
 // back to the original lines (src/engine/template/source-map.ts). It also writes the coverage
-// of a process ended by SIGTERM (vitest ends its forks so; node writes coverage only on a
-// normal exit): a vitest fork's when it reports its stop, any other's on the signal, which then
-// ends it as the signal would have when nothing else handles it.
+// of a vitest fork when it reports its stop (its pool then ends it by SIGTERM, and node writes
+// coverage only on a normal exit). It adds no signal handler: one would change how a test's
+// process dies (signal-exit, used by execa, re-raises a signal only when its handler is alone).
 // It changes nothing else: each vm function is called with the arguments it was given.
 "use strict";
 const dir = process.env.NODE_V8_COVERAGE;
@@ -84,22 +84,13 @@ if (dir) {
   const { takeCoverage } = require("node:v8");
   // vitest's fork answers its pool's "stop" with "stopped", and is sent SIGTERM then and SIGKILL
   // 500 ms later: the coverage is written before that answer, so a slow write on a busy machine is not cut.
-  let written = false;
   if (typeof process.send === "function") {
     const send = process.send;
     process.send = function (message) {
       if (message && typeof message === "object" && message.type === "stopped" && message.__vitest_worker_response__) {
         takeCoverage();
-        written = true;
       }
       return send.apply(this, arguments);
     };
   }
-  process.on("SIGTERM", function onTerm() {
-    if (!written) takeCoverage();
-    if (process.listenerCount("SIGTERM") === 1) {
-      process.removeListener("SIGTERM", onTerm);
-      process.kill(process.pid, "SIGTERM");
-    }
-  });
 }

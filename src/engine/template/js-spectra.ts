@@ -28,9 +28,23 @@ import { readWorktreeText } from "../../workspace/read-worktree-file.ts";
 import type { PassedAggregate, TestSpectrum } from "./ochiai.ts";
 import { reportedFileFilter, type ReportedFileFilter, type Spectra } from "./reported-files.ts";
 import { readRunOutput } from "../../verify/read-run-output.ts";
+import { setImmediate } from "node:timers/promises";
 import { makeTempDir, removeTempDir } from "../../workspace/temp-dirs.ts";
 import { COVERAGE_PRELOAD, COVERAGE_SCRIPTS_PREFIX } from "../../verify/coverage-preload.ts";
-import { mappedLineCounts, parseInlineMap, scriptRecordSchema, sourcePath, type ScriptRecord } from "./source-map.ts";
+import {
+  decodeSegments,
+  mappedLineCounts,
+  MAX_RECORD_LINES,
+  parseInlineMap,
+  scriptRecordSchema,
+  sourcePath,
+  type DecodedMap,
+  type ScriptRecord,
+} from "./source-map.ts";
+import { CoverageError } from "./python-spectra.ts";
+
+/** Line lookups (lines or mappings times V8 ranges) one run's coverage may ask for in all: some seconds of work. */
+const MAX_READ_WORK = 20_000_000_000;
 
 /**
  * The failing tests run alone, each its own process; beyond this many, the first ones (by id) stand for all
@@ -174,13 +188,23 @@ function addBeyond(into: LineCounts, counts: LineCounts, loads: LineCounts): voi
 }
 
 /** One run of a selection under NODE_V8_COVERAGE, read back as line counts of repository files. */
-class CoverageReader {
+export class CoverageReader {
   private readonly workspace: string;
+  private readonly limits: { maxReadWork: number; maxRecordBytes: number };
   private readonly safe: ReportedFileFilter;
   private readonly sources = new Map<string, string>();
+  /** Each record's map parsed and its mappings decoded once, however many coverage entries name its script. */
+  private readonly decoded = new WeakMap<ScriptRecord, DecodedMap | undefined>();
+  private readonly lineTotals = new Map<string, number>();
+  /** Line lookups done for this run's coverage (lines or mappings times V8 ranges), against MAX_READ_WORK. */
+  private work = 0;
 
-  constructor(workspace: string) {
+  constructor(workspace: string, limits: { maxReadWork?: number; maxRecordBytes?: number } = {}) {
     this.workspace = workspace;
+    this.limits = {
+      maxReadWork: limits.maxReadWork ?? MAX_READ_WORK,
+      maxRecordBytes: limits.maxRecordBytes ?? MAX_RECORD_BYTES,
+    };
     this.safe = reportedFileFilter(workspace);
   }
 
@@ -198,23 +222,33 @@ class CoverageReader {
     try {
       const env = { NODE_V8_COVERAGE: dir, [RUNNER_CACHE_ENV]: cache };
       const report = await verifier.run(this.workspace, selection, env, limit);
-      const started = performance.now();
-      const counts: LineCounts = new Map();
-      const names = await readdir(dir);
-      const scripts = await readScriptRecords(dir, names);
-      for (const name of names) {
-        if (!name.endsWith(".json")) continue;
-        const raw = await readRunOutput(join(dir, name), 256 * 1024 * 1024);
-        if (raw === undefined) continue;
-        // A file cut short (a process killed while writing it) is left out.
-        const parsed = coverageSchema.safeParse(parseJson(raw));
-        if (!parsed.success) continue;
-        for (const script of parsed.data.result) await this.add(counts, script, scripts);
-      }
-      return { report, counts, readSeconds: (performance.now() - started) / 1000 };
+      return { report, ...(await this.read(dir)) };
     } finally {
       await removeTempDir(dir);
     }
+  }
+
+  /** The coverage folder a run wrote (node's coverage-*.json, the preload's records) as line counts of repository files. */
+  async read(dir: string): Promise<{ counts: LineCounts; readSeconds: number }> {
+    const started = performance.now();
+    const counts: LineCounts = new Map();
+    const names = await readdir(dir);
+    const scripts = await readScriptRecords(dir, names, this.limits.maxRecordBytes);
+    this.work = 0;
+    for (const name of names) {
+      if (!name.endsWith(".json")) continue;
+      const raw = await readRunOutput(join(dir, name), 256 * 1024 * 1024);
+      if (raw === undefined) continue;
+      // A file cut short (a process killed while writing it) is left out.
+      const parsed = coverageSchema.safeParse(parseJson(raw));
+      if (!parsed.success) continue;
+      for (const script of parsed.data.result) {
+        await this.add(counts, script, scripts);
+        // The run wrote these entries: however many, the bot's other jobs and timers go on between them.
+        await setImmediate();
+      }
+    }
+    return { counts, readSeconds: (performance.now() - started) / 1000 };
   }
 
   private async add(
@@ -238,7 +272,26 @@ class CoverageReader {
     const length = Math.max(0, ...ranges.map((r) => r.endOffset));
     const record = scripts.get(`${path}\0${String(length)}`);
     if (record && (await this.addMapped(counts, path, record, ranges))) return;
-    add(counts, relative, lineCounts(await this.source(relative), ranges));
+    const source = await this.source(relative);
+    this.spend(this.lineTotal(relative, source) * ranges.length, relative);
+    add(counts, relative, lineCounts(source, ranges));
+  }
+
+  /** Counts work against the run's budget: a run whose coverage asks for more is not localised (a forged coverage would hold the bot for hours). */
+  private spend(units: number, file: string): void {
+    this.work += units;
+    if (this.work > this.limits.maxReadWork)
+      throw new CoverageError(
+        `the coverage the test run wrote asks for more than ${this.limits.maxReadWork.toExponential(0)} line lookups (at ${file}): it was not read, and no line is ranked`,
+      );
+  }
+
+  private lineTotal(relative: string, source: string): number {
+    const known = this.lineTotals.get(relative);
+    if (known !== undefined) return known;
+    const total = source.split("\n").length;
+    this.lineTotals.set(relative, total);
+    return total;
   }
 
   private async source(relative: string): Promise<string> {
@@ -254,9 +307,16 @@ class CoverageReader {
     record: ScriptRecord,
     ranges: readonly Range[],
   ): Promise<boolean> {
-    const map = parseInlineMap(record.map);
-    if (!map) return false;
-    const bySource = mappedLineCounts(record, map.mappings, ranges);
+    if (!this.decoded.has(record)) {
+      const map = parseInlineMap(record.map);
+      const segments = map ? decodeSegments(map.mappings, record) : undefined;
+      this.decoded.set(record, map && segments ? { map, segments } : undefined);
+    }
+    const decoded = this.decoded.get(record);
+    if (!decoded) return false;
+    const { map, segments } = decoded;
+    this.spend(segments.length * ranges.length, path);
+    const bySource = mappedLineCounts(segments, ranges);
     if (!bySource) return false;
     for (const [index, byLine] of bySource) {
       const name = map.sources[index];
@@ -278,19 +338,46 @@ function add(counts: LineCounts, relative: string, lines: Map<number, number>): 
   counts.set(relative, byLine);
 }
 
-/** The coverage preload's records of the scripts compiled through node:vm with a source map, by file and length. */
-async function readScriptRecords(dir: string, names: readonly string[]): Promise<Map<string, ScriptRecord>> {
+/** All the preload's record files of one run together: beyond this, the rest are left out (their lines come from the text on disk). */
+const MAX_RECORD_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The coverage preload's records of the scripts compiled through node:vm with a source map, by file and length.
+ * The run could write any file there: the files are read up to one budget in all, and a record's `lines` is
+ * checked by hand before the schema (a million bad numbers would cost zod a million issue objects).
+ */
+async function readScriptRecords(
+  dir: string,
+  names: readonly string[],
+  maxBytes: number,
+): Promise<Map<string, ScriptRecord>> {
   const records = new Map<string, ScriptRecord>();
-  for (const name of names) {
+  let budget = maxBytes;
+  for (const name of [...names].sort()) {
     if (!name.startsWith(COVERAGE_SCRIPTS_PREFIX) || !name.endsWith(".jsonl")) continue;
-    const raw = await readRunOutput(join(dir, name), 256 * 1024 * 1024);
-    for (const line of raw?.split("\n") ?? []) {
+    const raw = await readRunOutput(join(dir, name), budget);
+    if (raw === undefined) continue;
+    budget -= Buffer.byteLength(raw);
+    for (const line of raw.split("\n")) {
       if (!line) continue;
-      const parsed = scriptRecordSchema.safeParse(parseJson(line));
+      const value = parseJson(line);
+      if (!plausibleRecord(value)) continue;
+      const parsed = scriptRecordSchema.safeParse(value);
       if (parsed.success) records.set(`${parsed.data.filename}\0${String(parsed.data.length)}`, parsed.data);
     }
+    await setImmediate();
   }
   return records;
+}
+
+function plausibleRecord(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const lines = (value as { lines?: unknown }).lines;
+  return (
+    Array.isArray(lines) &&
+    lines.length <= MAX_RECORD_LINES &&
+    lines.every((n) => typeof n === "number" && Number.isSafeInteger(n) && n >= 0)
+  );
 }
 
 function parseJson(text: string): unknown {

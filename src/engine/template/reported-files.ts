@@ -3,6 +3,9 @@
 import { editableRepoFile, repoRelativePath, UnsafePathError } from "../../workspace/safe-path.ts";
 import type { TestSpectrum } from "./ochiai.ts";
 
+/** A dropped path is shown cut to this many characters. */
+const MAX_SHOWN = 200;
+
 /** Per-test lines, and the files the run named that were dropped (outside the worktree, symbolic links, not regular files). */
 export type Spectra = { spectra: TestSpectrum[]; dropped: string[] };
 
@@ -31,7 +34,8 @@ export function reportedFileFilter(workspace: string): ReportedFileFilter {
     dropped: () =>
       [...verdicts]
         .filter(([, relative]) => relative === undefined)
-        .map(([file]) => file)
+        // Named by the run (a coverage URL, a source map's `sources`): shown cut to a line's length.
+        .map(([file]) => (file.length > MAX_SHOWN ? `${file.slice(0, MAX_SHOWN)}…` : file))
         .sort(),
   };
 }

@@ -15,12 +15,15 @@ export const MAX_MAP_CHARS = 16 * 1024 * 1024;
 /** Beyond this many mappings times V8 ranges, a script's lines come from the text on disk (unjs/ufo's largest file: 1,205 x 103). */
 const MAX_LOOKUPS = 200_000_000;
 
+/** A script of more lines than this is not mapped. */
+export const MAX_RECORD_LINES = 1_000_000;
+
 export const scriptRecordSchema = z.object({
   filename: z.string().max(4096),
   length: z.int().nonnegative(),
   lineOffset: z.int(),
   columnOffset: z.int(),
-  lines: z.array(z.int().nonnegative()).max(1_000_000),
+  lines: z.array(z.int().nonnegative()).max(MAX_RECORD_LINES),
   map: z.string().max(MAX_MAP_CHARS),
 });
 export type ScriptRecord = z.infer<typeof scriptRecordSchema>;
@@ -36,6 +39,9 @@ type Range = { startOffset: number; endOffset: number; count: number };
 
 /** One mapping of the generated text: its offset in the script V8 ran, and the original file (index) and position. */
 type Segment = { offset: number; source: number; line: number; column: number };
+
+/** A record's map and its decoded segments. */
+export type DecodedMap = { map: z.infer<typeof mapSchema>; segments: Segment[] };
 
 /** The map of a data URL (`data:application/json[;charset=…][;base64],…`); undefined for any other URL or a malformed map. */
 export function parseInlineMap(url: string): z.infer<typeof mapSchema> | undefined {
@@ -131,13 +137,11 @@ export function sourcePath(
  * export's). Undefined when the map does not fit the script.
  */
 export function mappedLineCounts(
-  record: ScriptRecord,
-  mappings: string,
+  segments: readonly Segment[],
   ranges: readonly Range[],
 ): Map<number, Map<number, number>> | undefined {
-  const segments = decodeSegments(mappings, record);
   // Each mapping looks through the ranges: a forged map and coverage of millions of each would hold the bot for hours.
-  if (!segments || segments.length * ranges.length > MAX_LOOKUPS) return undefined;
+  if (segments.length * ranges.length > MAX_LOOKUPS) return undefined;
   const innermost = (offset: number): Range | undefined => {
     let best: Range | undefined;
     for (const r of ranges)

@@ -30,7 +30,7 @@ describe("source maps of transformed scripts", () => {
       { offset: 5, source: 0, line: 3, column: 0 },
       { offset: 8, source: 0, line: 7, column: 2 },
     ]);
-    const counts = mappedLineCounts(record, "AAEA;AAIE", [
+    const counts = mappedLineCounts(segments ?? [], [
       { startOffset: 0, endOffset: 10, count: 1 },
       { startOffset: 8, endOffset: 10, count: 4 },
     ]);
