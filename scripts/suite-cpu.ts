@@ -4,7 +4,9 @@
 // prints the CPU of all processes by kind: the vitest workers, the Node and Python children
 // (cold pytest runs, whole suite or a selection; warm runners and their forks; the localiser's
 // traced runs), git and the rest. Needs root and Debian's `acct` and `forkstat` packages
-// (`apt-get install acct forkstat`); a measurement tool, not part of `npm test`.
+// (`apt-get install acct forkstat`); a measurement tool, not part of `npm test`. It turns process
+// accounting off when it ends (`accton off`), so a machine that kept its own accounting must turn
+// it on again. Exits with vitest's status.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -86,3 +88,4 @@ for (const [name, { count, cpu }] of [...byKind].sort((a, b) => b[1].cpu - a[1].
     `${cpu.toFixed(1).padStart(8)} s ${((100 * cpu) / total).toFixed(1).padStart(5)}%  ${String(count).padStart(6)} processes  ${name}`,
   );
 console.log(`(logs kept in ${dir})`);
+process.exitCode = vitest.status ?? 1;

@@ -95561,8 +95561,27 @@ var COVERAGE_SCRIPTS_PREFIX = "autogen-scripts-";
 // src/engine/template/source-map.ts
 import { dirname as dirname5, isAbsolute as isAbsolute5, resolve as resolve5 } from "node:path";
 import { fileURLToPath as fileURLToPath9 } from "node:url";
+
+// src/engine/template/innermost-range.ts
+function innermostRanges(offsets, ranges) {
+  const order = offsets.map((_2, index) => index).sort((a2, b3) => offsets[a2] - offsets[b3]);
+  const sorted = ranges.map((range2, index) => ({ range: range2, index })).sort(
+    (a2, b3) => a2.range.startOffset - b3.range.startOffset || b3.range.endOffset - a2.range.endOffset || a2.index - b3.index
+  ).map(({ range: range2 }) => range2);
+  const result = new Array(offsets.length);
+  const open6 = [];
+  let next = 0;
+  for (const index of order) {
+    const at = offsets[index];
+    while (next < sorted.length && sorted[next].startOffset <= at) open6.push(sorted[next++]);
+    while (open6.length > 0 && open6[open6.length - 1].endOffset <= at) open6.pop();
+    result[index] = open6[open6.length - 1];
+  }
+  return result;
+}
+
+// src/engine/template/source-map.ts
 var MAX_MAP_CHARS = 16 * 1024 * 1024;
-var MAX_LOOKUPS = 2e8;
 var MAX_RECORD_LINES = 1e6;
 var scriptRecordSchema = external_exports.object({
   filename: external_exports.string().max(4096),
@@ -95652,20 +95671,16 @@ function sourcePath(scriptPath, source, sourceRoot) {
   return resolve5(dirname5(scriptPath), joined);
 }
 function mappedLineCounts(segments, ranges) {
-  if (segments.length * ranges.length > MAX_LOOKUPS) return void 0;
-  const innermost2 = (offset) => {
-    let best;
-    for (const r2 of ranges)
-      if (r2.startOffset <= offset && offset < r2.endOffset && (!best || r2.endOffset - r2.startOffset <= best.endOffset - best.startOffset))
-        best = r2;
-    return best;
-  };
+  const innermost2 = innermostRanges(
+    segments.map((segment) => segment.offset),
+    ranges
+  );
   const first2 = /* @__PURE__ */ new Map();
-  for (const segment of segments) {
+  for (const [index, segment] of segments.entries()) {
     const key2 = `${String(segment.source)}:${String(segment.line)}`;
     const seen = first2.get(key2);
     if (seen && seen.column < segment.column) continue;
-    const range2 = innermost2(segment.offset);
+    const range2 = innermost2[index];
     if (!seen || seen.column > segment.column || range2 && (!seen.range || range2.endOffset - range2.startOffset < seen.range.endOffset - seen.range.startOffset))
       first2.set(key2, { column: segment.column, range: range2, source: segment.source, line: segment.line });
   }
@@ -97572,7 +97587,7 @@ function spectraOf(trace, safe) {
 }
 
 // src/engine/template/js-spectra.ts
-var MAX_READ_WORK = 2e10;
+var MAX_READ_WORK = 1e9;
 var MAX_FAILING_ALONE = 2;
 var MAX_PATTERN_CHARS = 6e4;
 var NO_TEST_ID = "autogen no test matches this title 5f0c2e";
@@ -97670,8 +97685,8 @@ var CoverageReader = class {
   sources = /* @__PURE__ */ new Map();
   /** Each record's map parsed and its mappings decoded once, however many coverage entries name its script. */
   decoded = /* @__PURE__ */ new WeakMap();
-  lineTotals = /* @__PURE__ */ new Map();
-  /** Line lookups done for this run's coverage (lines or mappings times V8 ranges), against MAX_READ_WORK. */
+  code = /* @__PURE__ */ new Map();
+  /** Lines, mappings and ranges swept for this run's coverage, against MAX_READ_WORK. */
   work = 0;
   constructor(workspace, limits = {}) {
     this.workspace = workspace;
@@ -97726,27 +97741,38 @@ var CoverageReader = class {
     const relative7 = this.safe.accept(path12, { absolute: true });
     if (relative7 === void 0) return;
     const ranges = script.functions.flatMap((f2) => f2.ranges);
-    const length = Math.max(0, ...ranges.map((r2) => r2.endOffset));
+    if (ranges.length === 0) return;
+    let length = 0;
+    for (const r2 of ranges) length = Math.max(length, r2.endOffset);
     const record2 = scripts.get(`${path12}\0${String(length)}`);
     if (record2 && await this.addMapped(counts, path12, record2, ranges)) return;
-    const source = await this.source(relative7);
-    this.spend(this.lineTotal(relative7, source) * ranges.length, relative7);
-    add(counts, relative7, lineCounts(source, ranges));
+    const code2 = await this.codeLines(relative7);
+    if (!code2) return;
+    this.spend(code2.offsets.length + ranges.length, relative7);
+    add(counts, relative7, countsAt(code2, ranges));
   }
   /** Counts work against the run's budget: a run whose coverage asks for more is not localised (a forged coverage would hold the bot for hours). */
   spend(units, file2) {
     this.work += units;
     if (this.work > this.limits.maxReadWork)
       throw new CoverageError(
-        `the coverage the test run wrote asks for more than ${this.limits.maxReadWork.toExponential(0)} line lookups (at ${file2}): it was not read, and no line is ranked`
+        `the coverage the test run wrote asks for more than ${this.limits.maxReadWork.toExponential(0)} lines, mappings and ranges to be swept (at ${file2}): it was not read, and no line is ranked`
       );
   }
-  lineTotal(relative7, source) {
-    const known = this.lineTotals.get(relative7);
-    if (known !== void 0) return known;
-    const total = source.split("\n").length;
-    this.lineTotals.set(relative7, total);
-    return total;
+  /** A file's code lines, read once; undefined for a file the bot does not read (over its size cap, say). */
+  async codeLines(relative7) {
+    const known = this.code.get(relative7);
+    if (known) return known;
+    let source;
+    try {
+      source = await this.source(relative7);
+    } catch (error62) {
+      if (error62 instanceof UnsafePathError) return void 0;
+      throw error62;
+    }
+    const code2 = codeLineOffsets(source);
+    this.code.set(relative7, code2);
+    return code2;
   }
   async source(relative7) {
     const source = this.sources.get(relative7) ?? await readWorktreeText(this.workspace, relative7);
@@ -97763,17 +97789,17 @@ var CoverageReader = class {
     const decoded = this.decoded.get(record2);
     if (!decoded) return false;
     const { map: map2, segments } = decoded;
-    this.spend(segments.length * ranges.length, path12);
+    this.spend(segments.length + ranges.length, path12);
     const bySource = mappedLineCounts(segments, ranges);
-    if (!bySource) return false;
     for (const [index, byLine] of bySource) {
       const name = map2.sources[index];
       const original = name ? sourcePath(path12, name, map2.sourceRoot) : void 0;
       if (original === void 0 || original.includes("/node_modules/")) continue;
       const relative7 = this.safe.accept(original, { absolute: true });
       if (relative7 === void 0) continue;
-      const code2 = codeLines(await this.source(relative7));
-      add(counts, relative7, new Map([...byLine].filter(([line]) => code2.has(line))));
+      const code2 = await this.codeLines(relative7);
+      if (!code2) continue;
+      add(counts, relative7, new Map([...byLine].filter(([line]) => code2.set.has(line))));
     }
     return true;
   }
@@ -97815,31 +97841,29 @@ function parseJson(text2) {
     return void 0;
   }
 }
-function codeLines(source) {
-  const lines = /* @__PURE__ */ new Set();
-  source.split("\n").forEach((text2, index) => {
-    if (/\S/.test(text2) && !CLOSING_OR_COMMENT.test(text2)) lines.add(index + 1);
-  });
-  return lines;
-}
 var CLOSING_OR_COMMENT = /^\s*(\/\/|\*|\/\*|})/;
-function lineCounts(source, ranges) {
+function countsAt({ lines, offsets }, ranges) {
+  const innermost2 = innermostRanges(offsets, ranges);
   const counts = /* @__PURE__ */ new Map();
+  lines.forEach((line, index) => {
+    const range2 = innermost2[index];
+    if (range2) counts.set(line, range2.count);
+  });
+  return counts;
+}
+function codeLineOffsets(source) {
+  const lines = [];
+  const offsets = [];
   let offset = 0;
   source.split("\n").forEach((text2, index) => {
     const first2 = text2.search(/\S/);
     if (first2 >= 0 && !CLOSING_OR_COMMENT.test(text2)) {
-      const at = offset + first2;
-      let best;
-      for (const r2 of ranges) {
-        if (r2.startOffset <= at && at < r2.endOffset && (!best || r2.endOffset - r2.startOffset <= best.endOffset - best.startOffset))
-          best = r2;
-      }
-      if (best) counts.set(index + 1, best.count);
+      lines.push(index + 1);
+      offsets.push(offset + first2);
     }
     offset += text2.length + 1;
   });
-  return counts;
+  return { lines, offsets, set: new Set(lines) };
 }
 
 // src/engine/template/python-mutations.ts

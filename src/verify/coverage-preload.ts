@@ -1,7 +1,8 @@
 // In a V8 coverage run each node process loads resources/node/autogen-coverage-scripts.cjs
 // first: it records the source maps of the code jest and vitest compile through node:vm
-// (their offsets are the transformed text's) and writes the coverage of a process ended by
-// SIGTERM (vitest's forks). The localiser reads what it wrote (engine/template/source-map.ts).
+// (their offsets are the transformed text's) and writes a vitest fork's coverage when the fork
+// reports its stop (its pool then ends it by SIGTERM). The localiser reads what it wrote
+// (engine/template/source-map.ts).
 import { fileURLToPath } from "node:url";
 
 export const COVERAGE_PRELOAD = fileURLToPath(

@@ -42,9 +42,15 @@ import {
   type ScriptRecord,
 } from "./source-map.ts";
 import { CoverageError } from "./python-spectra.ts";
+import { innermostRanges } from "./innermost-range.ts";
+import { UnsafePathError } from "../../workspace/safe-path.ts";
 
-/** Line lookups (lines or mappings times V8 ranges) one run's coverage may ask for in all: some seconds of work. */
-const MAX_READ_WORK = 20_000_000_000;
+/**
+ * Lines, mappings and V8 ranges one run's coverage may ask the reader to sweep, in all (each coverage entry
+ * costs its file's code lines or its script's mappings, plus its ranges): a minute or two at most. An honest
+ * run of 1,000 test processes each loading 100 modules of 500 lines costs ~5e7.
+ */
+const MAX_READ_WORK = 1_000_000_000;
 
 /**
  * The failing tests run alone, each its own process; beyond this many, the first ones (by id) stand for all
@@ -195,8 +201,8 @@ export class CoverageReader {
   private readonly sources = new Map<string, string>();
   /** Each record's map parsed and its mappings decoded once, however many coverage entries name its script. */
   private readonly decoded = new WeakMap<ScriptRecord, DecodedMap | undefined>();
-  private readonly lineTotals = new Map<string, number>();
-  /** Line lookups done for this run's coverage (lines or mappings times V8 ranges), against MAX_READ_WORK. */
+  private readonly code = new Map<string, CodeLines>();
+  /** Lines, mappings and ranges swept for this run's coverage, against MAX_READ_WORK. */
   private work = 0;
 
   constructor(workspace: string, limits: { maxReadWork?: number; maxRecordBytes?: number } = {}) {
@@ -268,13 +274,17 @@ export class CoverageReader {
     const relative = this.safe.accept(path, { absolute: true });
     if (relative === undefined) return;
     const ranges = script.functions.flatMap((f) => f.ranges);
+    // An entry without ranges counts no line (and costs nothing, however many of them the run wrote).
+    if (ranges.length === 0) return;
     // Transformed code (jest, vitest): its offsets are the script's text, mapped back through its source map.
-    const length = Math.max(0, ...ranges.map((r) => r.endOffset));
+    let length = 0;
+    for (const r of ranges) length = Math.max(length, r.endOffset);
     const record = scripts.get(`${path}\0${String(length)}`);
     if (record && (await this.addMapped(counts, path, record, ranges))) return;
-    const source = await this.source(relative);
-    this.spend(this.lineTotal(relative, source) * ranges.length, relative);
-    add(counts, relative, lineCounts(source, ranges));
+    const code = await this.codeLines(relative);
+    if (!code) return;
+    this.spend(code.offsets.length + ranges.length, relative);
+    add(counts, relative, countsAt(code, ranges));
   }
 
   /** Counts work against the run's budget: a run whose coverage asks for more is not localised (a forged coverage would hold the bot for hours). */
@@ -282,16 +292,24 @@ export class CoverageReader {
     this.work += units;
     if (this.work > this.limits.maxReadWork)
       throw new CoverageError(
-        `the coverage the test run wrote asks for more than ${this.limits.maxReadWork.toExponential(0)} line lookups (at ${file}): it was not read, and no line is ranked`,
+        `the coverage the test run wrote asks for more than ${this.limits.maxReadWork.toExponential(0)} lines, mappings and ranges to be swept (at ${file}): it was not read, and no line is ranked`,
       );
   }
 
-  private lineTotal(relative: string, source: string): number {
-    const known = this.lineTotals.get(relative);
-    if (known !== undefined) return known;
-    const total = source.split("\n").length;
-    this.lineTotals.set(relative, total);
-    return total;
+  /** A file's code lines, read once; undefined for a file the bot does not read (over its size cap, say). */
+  private async codeLines(relative: string): Promise<CodeLines | undefined> {
+    const known = this.code.get(relative);
+    if (known) return known;
+    let source: string;
+    try {
+      source = await this.source(relative);
+    } catch (error) {
+      if (error instanceof UnsafePathError) return undefined;
+      throw error;
+    }
+    const code = codeLineOffsets(source);
+    this.code.set(relative, code);
+    return code;
   }
 
   private async source(relative: string): Promise<string> {
@@ -315,9 +333,8 @@ export class CoverageReader {
     const decoded = this.decoded.get(record);
     if (!decoded) return false;
     const { map, segments } = decoded;
-    this.spend(segments.length * ranges.length, path);
+    this.spend(segments.length + ranges.length, path);
     const bySource = mappedLineCounts(segments, ranges);
-    if (!bySource) return false;
     for (const [index, byLine] of bySource) {
       const name = map.sources[index];
       const original = name ? sourcePath(path, name, map.sourceRoot) : undefined;
@@ -325,8 +342,9 @@ export class CoverageReader {
       // Only an editable file of the worktree: a map naming ../../etc/passwd or a link is dropped, never read.
       const relative = this.safe.accept(original, { absolute: true });
       if (relative === undefined) continue;
-      const code = codeLines(await this.source(relative));
-      add(counts, relative, new Map([...byLine].filter(([line]) => code.has(line))));
+      const code = await this.codeLines(relative);
+      if (!code) continue;
+      add(counts, relative, new Map([...byLine].filter(([line]) => code.set.has(line))));
     }
     return true;
   }
@@ -388,15 +406,6 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The lines that hold code: not blank, not a comment's, not one that starts by closing a block. */
-function codeLines(source: string): Set<number> {
-  const lines = new Set<number>();
-  source.split("\n").forEach((text, index) => {
-    if (/\S/.test(text) && !CLOSING_OR_COMMENT.test(text)) lines.add(index + 1);
-  });
-  return lines;
-}
-
 const CLOSING_OR_COMMENT = /^\s*(\/\/|\*|\/\*|})/;
 
 /** A line is executed when the innermost V8 range holding its first character ran. */
@@ -406,24 +415,34 @@ export function coveredLines(source: string, ranges: readonly Range[]): Set<numb
 
 /** Each code line's count: that of the innermost V8 range holding its first character (comment and closing lines left out). */
 export function lineCounts(source: string, ranges: readonly Range[]): Map<number, number> {
+  return countsAt(codeLineOffsets(source), ranges);
+}
+
+/** A file's code lines (ascending), the offsets of their first characters, and the same lines as a set. */
+type CodeLines = { lines: number[]; offsets: number[]; set: Set<number> };
+
+function countsAt({ lines, offsets }: CodeLines, ranges: readonly Range[]): Map<number, number> {
+  const innermost = innermostRanges(offsets, ranges);
   const counts = new Map<number, number>();
+  lines.forEach((line, index) => {
+    const range = innermost[index];
+    if (range) counts.set(line, range.count);
+  });
+  return counts;
+}
+
+/** The code lines of a text (not blank, not a closing brace or a comment) and the offsets of their first characters. */
+function codeLineOffsets(source: string): CodeLines {
+  const lines: number[] = [];
+  const offsets: number[] = [];
   let offset = 0;
   source.split("\n").forEach((text, index) => {
     const first = text.search(/\S/);
     if (first >= 0 && !CLOSING_OR_COMMENT.test(text)) {
-      const at = offset + first;
-      let best: Range | undefined;
-      for (const r of ranges) {
-        if (
-          r.startOffset <= at &&
-          at < r.endOffset &&
-          (!best || r.endOffset - r.startOffset <= best.endOffset - best.startOffset)
-        )
-          best = r;
-      }
-      if (best) counts.set(index + 1, best.count);
+      lines.push(index + 1);
+      offsets.push(offset + first);
     }
     offset += text.length + 1;
   });
-  return counts;
+  return { lines, offsets, set: new Set(lines) };
 }

@@ -8,12 +8,10 @@
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
+import { innermostRanges } from "./innermost-range.ts";
 
 /** A map larger than this (characters of its data URL, of its decoded JSON) is ignored. */
 export const MAX_MAP_CHARS = 16 * 1024 * 1024;
-
-/** Beyond this many mappings times V8 ranges, a script's lines come from the text on disk (unjs/ufo's largest file: 1,205 x 103). */
-const MAX_LOOKUPS = 200_000_000;
 
 /** A script of more lines than this is not mapped. */
 export const MAX_RECORD_LINES = 1_000_000;
@@ -134,32 +132,24 @@ export function sourcePath(
  * Each original line's count, per original file (by index into the map's sources): that of the
  * innermost V8 range holding the line's first mapped code (its smallest original column; of the
  * places that column's code went, the innermost, so a function's line is its own count, not its
- * export's). Undefined when the map does not fit the script.
+ * export's).
  */
 export function mappedLineCounts(
   segments: readonly Segment[],
   ranges: readonly Range[],
-): Map<number, Map<number, number>> | undefined {
-  // Each mapping looks through the ranges: a forged map and coverage of millions of each would hold the bot for hours.
-  if (segments.length * ranges.length > MAX_LOOKUPS) return undefined;
-  const innermost = (offset: number): Range | undefined => {
-    let best: Range | undefined;
-    for (const r of ranges)
-      if (
-        r.startOffset <= offset &&
-        offset < r.endOffset &&
-        (!best || r.endOffset - r.startOffset <= best.endOffset - best.startOffset)
-      )
-        best = r;
-    return best;
-  };
+): Map<number, Map<number, number>> {
+  // One sweep for all the mappings (a forged map and coverage of millions of each cost a sort, not hours).
+  const innermost = innermostRanges(
+    segments.map((segment) => segment.offset),
+    ranges,
+  );
   // Per source and line: the smallest original column, and the innermost range of its code.
   const first = new Map<string, { column: number; range: Range | undefined; source: number; line: number }>();
-  for (const segment of segments) {
+  for (const [index, segment] of segments.entries()) {
     const key = `${String(segment.source)}:${String(segment.line)}`;
     const seen = first.get(key);
     if (seen && seen.column < segment.column) continue;
-    const range = innermost(segment.offset);
+    const range = innermost[index];
     if (
       !seen ||
       seen.column > segment.column ||

@@ -37,17 +37,72 @@ describe("reading a coverage folder a hostile run wrote", () => {
   it("stops at its work budget with a clear error, however many entries the file repeats", async () => {
     const { root, file } = worktree();
     const dir = mkdtempSync(join(tmpdir(), "autogen-covdir-"));
-    // 1,000 entries of 100 ranges over a 201-line file: 2 x 10^7 line lookups.
+    // 1,000 entries of 100 ranges over a file of 200 code lines: 3 x 10^5 lines and ranges to sweep.
     writeFileSync(
       join(dir, "coverage-1.json"),
       JSON.stringify({ result: Array.from({ length: 1000 }, () => entry(file, 100)) }),
     );
-    const error = await new CoverageReader(root, { maxReadWork: 1_000_000 }).read(dir).catch((e: unknown) => e);
+    const error = await new CoverageReader(root, { maxReadWork: 100_000 }).read(dir).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CoverageError);
-    expect((error as Error).message).toMatch(/asks for more than 1e\+6 line lookups \(at src\/a\.js\)/);
+    expect((error as Error).message).toMatch(
+      /asks for more than 1e\+5 lines, mappings and ranges to be swept \(at src\/a\.js\)/,
+    );
     // Within the budget the same folder is read, line counts and all.
-    const { counts } = await new CoverageReader(root, { maxReadWork: 100_000_000 }).read(dir);
+    const { counts } = await new CoverageReader(root, { maxReadWork: 1_000_000 }).read(dir);
     expect(counts.get("src/a.js")?.size).toBeGreaterThan(0);
+  });
+
+  it("costs nothing for entries without ranges, however many (each once split its file again)", async () => {
+    const { root } = worktree();
+    // 200,000 code lines: splitting it for each of 20,000 empty entries took minutes.
+    const big = join(root, "src", "big.js");
+    writeFileSync(big, "y = 1;\n".repeat(200_000));
+    const dir = mkdtempSync(join(tmpdir(), "autogen-covdir-"));
+    const empty = { scriptId: "1", url: pathToFileURL(big).href, functions: [] };
+    writeFileSync(
+      join(dir, "coverage-1.json"),
+      JSON.stringify({ result: Array.from({ length: 20_000 }, () => empty) }),
+    );
+    const { counts } = await new CoverageReader(root, { maxReadWork: 1 }).read(dir);
+    expect(counts.size).toBe(0);
+  });
+
+  it("reads an entry of 200,000 ranges over a 200,000-line file: the right counts, no stack overflow, no hours of lookups", async () => {
+    const { root } = worktree();
+    const big = join(root, "src", "big.js");
+    writeFileSync(big, "y = 1;\n".repeat(200_000));
+    const dir = mkdtempSync(join(tmpdir(), "autogen-covdir-"));
+    // One range per line (7 characters each), counted by its line number; and one around them all.
+    const ranges = [
+      { startOffset: 0, endOffset: 1_400_000, count: 0 },
+      ...Array.from({ length: 200_000 }, (_, i) => ({ startOffset: i * 7, endOffset: i * 7 + 6, count: i + 1 })),
+    ];
+    writeFileSync(
+      join(dir, "coverage-1.json"),
+      JSON.stringify({
+        result: [{ scriptId: "1", url: pathToFileURL(big).href, functions: [{ functionName: "", ranges }] }],
+      }),
+    );
+    // 200,000 x 200,001 = 4 x 10^10 lookups searched range by range; 400,001 to sweep.
+    const { counts } = await new CoverageReader(root).read(dir);
+    const lines = counts.get("src/big.js");
+    expect(lines?.size).toBe(200_000);
+    expect([lines?.get(1), lines?.get(123_456), lines?.get(200_000)]).toEqual([1, 123_456, 200_000]);
+  });
+
+  it("leaves out a file the run names that the bot does not read (over its size cap), and reads the rest", async () => {
+    const { root, file } = worktree();
+    const huge = join(root, "src", "huge.js");
+    writeFileSync(huge, "z = 1;\n".repeat(1_500_000));
+    const dir = mkdtempSync(join(tmpdir(), "autogen-covdir-"));
+    const one = (path: string) => ({
+      scriptId: "1",
+      url: pathToFileURL(path).href,
+      functions: [{ functionName: "", ranges: [{ startOffset: 0, endOffset: 100, count: 1 }] }],
+    });
+    writeFileSync(join(dir, "coverage-1.json"), JSON.stringify({ result: [one(huge), one(file)] }));
+    const { counts } = await new CoverageReader(root).read(dir);
+    expect([...counts.keys()]).toEqual(["src/a.js"]);
   });
 
   it("reads the preload's record files up to one budget in all: a record past it is left out", async () => {
