@@ -97810,28 +97810,20 @@ function add(counts, relative7, lines) {
   counts.set(relative7, byLine);
 }
 var MAX_RECORD_BYTES = 64 * 1024 * 1024;
-var MAX_RECORD_READ = 1024 * 1024 * 1024;
 async function readScriptRecords(dir, names2, maxBytes) {
   const records = /* @__PURE__ */ new Map();
-  let kept2 = 0;
-  let readBudget = MAX_RECORD_READ;
-  let lines = 0;
+  let budget = maxBytes;
   for (const name of [...names2].sort()) {
     if (!name.startsWith(COVERAGE_SCRIPTS_PREFIX) || !name.endsWith(".jsonl")) continue;
-    const raw = await readRunOutput(join25(dir, name), Math.min(256 * 1024 * 1024, readBudget));
+    const raw = await readRunOutput(join25(dir, name), budget);
     if (raw === void 0) continue;
-    readBudget -= raw.length;
+    budget -= Buffer.byteLength(raw);
     for (const line of raw.split("\n")) {
-      if (++lines % 1e3 === 0) await setImmediate3();
       if (!line) continue;
       const value = parseJson(line);
       if (!plausibleRecord(value)) continue;
       const parsed = scriptRecordSchema.safeParse(value);
-      if (!parsed.success) continue;
-      const key2 = `${parsed.data.filename}\0${String(parsed.data.length)}`;
-      if (records.has(key2) || kept2 + line.length > maxBytes) continue;
-      kept2 += line.length;
-      records.set(key2, parsed.data);
+      if (parsed.success) records.set(`${parsed.data.filename}\0${String(parsed.data.length)}`, parsed.data);
     }
     await setImmediate3();
   }

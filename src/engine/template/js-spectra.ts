@@ -356,16 +356,13 @@ function add(counts: LineCounts, relative: string, lines: Map<number, number>): 
   counts.set(relative, byLine);
 }
 
-/** The preload's records kept for one run, in bytes: each distinct script once (every test process writes the records of the modules it loads). */
+/** All the preload's record files of one run together: beyond this, the rest are left out (their lines come from the text on disk). */
 const MAX_RECORD_BYTES = 64 * 1024 * 1024;
-/** Record files read for one run in all, duplicates included; beyond it the rest are left out. */
-const MAX_RECORD_READ = 1024 * 1024 * 1024;
 
 /**
  * The coverage preload's records of the scripts compiled through node:vm with a source map, by file and length.
- * The run could write any file there: the files are read up to MAX_RECORD_READ in all, each distinct record kept
- * up to `maxBytes` in all (a record seen before costs nothing: vitest's forks each write the same modules'), and a
- * record's `lines` is checked by hand before the schema (a million bad numbers would cost zod a million issue objects).
+ * The run could write any file there: the files are read up to one budget in all, and a record's `lines` is
+ * checked by hand before the schema (a million bad numbers would cost zod a million issue objects).
  */
 async function readScriptRecords(
   dir: string,
@@ -373,25 +370,18 @@ async function readScriptRecords(
   maxBytes: number,
 ): Promise<Map<string, ScriptRecord>> {
   const records = new Map<string, ScriptRecord>();
-  let kept = 0;
-  let readBudget = MAX_RECORD_READ;
-  let lines = 0;
+  let budget = maxBytes;
   for (const name of [...names].sort()) {
     if (!name.startsWith(COVERAGE_SCRIPTS_PREFIX) || !name.endsWith(".jsonl")) continue;
-    const raw = await readRunOutput(join(dir, name), Math.min(256 * 1024 * 1024, readBudget));
+    const raw = await readRunOutput(join(dir, name), budget);
     if (raw === undefined) continue;
-    readBudget -= raw.length;
+    budget -= Buffer.byteLength(raw);
     for (const line of raw.split("\n")) {
-      if (++lines % 1000 === 0) await setImmediate();
       if (!line) continue;
       const value = parseJson(line);
       if (!plausibleRecord(value)) continue;
       const parsed = scriptRecordSchema.safeParse(value);
-      if (!parsed.success) continue;
-      const key = `${parsed.data.filename}\0${String(parsed.data.length)}`;
-      if (records.has(key) || kept + line.length > maxBytes) continue;
-      kept += line.length;
-      records.set(key, parsed.data);
+      if (parsed.success) records.set(`${parsed.data.filename}\0${String(parsed.data.length)}`, parsed.data);
     }
     await setImmediate();
   }
