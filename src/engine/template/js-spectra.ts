@@ -42,7 +42,7 @@ import {
   type ScriptRecord,
 } from "./source-map.ts";
 import { CoverageError } from "./python-spectra.ts";
-import { innermostRanges } from "./innermost-range.ts";
+import { innermostRanges, type CoverageRange } from "./innermost-range.ts";
 import { UnsafePathError } from "../../workspace/safe-path.ts";
 
 /**
@@ -76,7 +76,7 @@ const coverageSchema = z.object({
   ),
 });
 
-type Range = { startOffset: number; endOffset: number; count: number };
+type Range = CoverageRange;
 
 /** Per repository file, per line: how many times it ran (summed over a run's processes). */
 type LineCounts = Map<string, Map<number, number>>;

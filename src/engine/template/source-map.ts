@@ -8,7 +8,7 @@
 import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { innermostRanges } from "./innermost-range.ts";
+import { innermostRanges, type CoverageRange } from "./innermost-range.ts";
 
 /** A map larger than this (characters of its data URL, of its decoded JSON) is ignored. */
 export const MAX_MAP_CHARS = 16 * 1024 * 1024;
@@ -33,7 +33,7 @@ const mapSchema = z.object({
   mappings: z.string().max(MAX_MAP_CHARS),
 });
 
-type Range = { startOffset: number; endOffset: number; count: number };
+type Range = CoverageRange;
 
 /** One mapping of the generated text: its offset in the script V8 ran, and the original file (index) and position. */
 type Segment = { offset: number; source: number; line: number; column: number };
