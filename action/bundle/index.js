@@ -94010,6 +94010,11 @@ function resultsIn(suite, visible) {
   const ran = new Set(suite.tests.map((t2) => t2.id));
   return visible.ids.length > 0 && visible.ids.every((id) => ran.has(id)) ? keepSelected(suite, visible) : void 0;
 }
+function visibleResultsIn(suite, visible) {
+  const run2 = suite.run;
+  if (run2.limit || run2.timedOut || run2.signal || run2.spawnError) return void 0;
+  return resultsIn(suite, visible);
+}
 function loopedIn(suite, visible) {
   const known = resultsIn(suite, visible);
   return known && failingTests(known).some(stoppedByTestLimit) ? known : void 0;
@@ -94111,7 +94116,8 @@ var StrategyRun = class {
    * visible tests, then the regression gate; recorded with the run that decided it.
    * `diff` is the candidate's change, taken only if it becomes the closest attempt.
    * `warm`: the slot's warm runner, for the failing tests (`first`) only; a candidate that
-   * passes them is confirmed by cold runs of the visible tests and the regression gate.
+   * passes them is confirmed by cold runs of the visible tests and the regression gate (one run
+   * when the gate's whole suite holds the visible tests: `visibleResultsIn`).
    */
   async validate(candidate, options2 = {}) {
     const base = this.base;
@@ -94135,10 +94141,15 @@ var StrategyRun = class {
       return { attempt, report: report2 };
     };
     let sameRun;
+    let suiteRun;
     if (options2.first) {
       const first2 = await this.test(options2.first, workspace, this.limits.limitFor(options2.first), options2.warm);
       if (!allPassed(first2)) return record2("still-failing", first2);
       if (!options2.warm && sameSelection(options2.first, base.visible)) sameRun = first2;
+      else if (this.task.regression?.kind === "all" && base.regression && resultsIn(base.regression, base.visible)) {
+        suiteRun = await this.test(this.task.regression, workspace, this.limits.limitFor(this.task.regression));
+        sameRun = visibleResultsIn(suiteRun, base.visible);
+      }
     }
     const visible = sameRun ?? await this.test(base.visible, workspace, this.limits.limitFor(base.visible));
     const stoppedVisible = failingTests(visible).length === 0 && !candidateTimedOut(visible) ? stoppedTests(base.before, visible) : [];
@@ -94147,7 +94158,7 @@ var StrategyRun = class {
     const evidence = { after: evidenceOf(visible) };
     this.evidence.set(index, evidence);
     if (this.task.regression && base.regression) {
-      const regression = await this.test(this.task.regression, workspace, this.limits.limitFor(this.task.regression));
+      const regression = suiteRun ?? await this.test(this.task.regression, workspace, this.limits.limitFor(this.task.regression));
       evidence.regressionAfter = evidenceOf(regression);
       const stopped2 = stoppedTests(base.regression, regression);
       if (stopped2.length > 0 && !candidateTimedOut(regression))

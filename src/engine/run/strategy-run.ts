@@ -41,6 +41,17 @@ function resultsIn(suite: TestReport, visible: TestSelection): TestReport | unde
   return visible.ids.length > 0 && visible.ids.every((id) => ran.has(id)) ? keepSelected(suite, visible) : undefined;
 }
 
+/**
+ * A candidate's whole-suite run as its visible run: only when it ran every visible test by its exact id and
+ * finished on its own (no limit stopped it, no signal), so nothing in it differs from a run of those tests alone
+ * but the other tests beside them. Otherwise the visible tests are run on their own, as they would have been.
+ */
+function visibleResultsIn(suite: TestReport, visible: TestSelection): TestReport | undefined {
+  const run = suite.run;
+  if (run.limit || run.timedOut || run.signal || run.spawnError) return undefined;
+  return resultsIn(suite, visible);
+}
+
 /** The suite run's results of the visible tests when one of them was stopped at a limit there (it looped). */
 function loopedIn(suite: TestReport, visible: TestSelection): TestReport | undefined {
   const known = resultsIn(suite, visible);
@@ -191,7 +202,8 @@ export class StrategyRun {
    * visible tests, then the regression gate; recorded with the run that decided it.
    * `diff` is the candidate's change, taken only if it becomes the closest attempt.
    * `warm`: the slot's warm runner, for the failing tests (`first`) only; a candidate that
-   * passes them is confirmed by cold runs of the visible tests and the regression gate.
+   * passes them is confirmed by cold runs of the visible tests and the regression gate (one run
+   * when the gate's whole suite holds the visible tests: `visibleResultsIn`).
    */
   async validate(
     candidate: Candidate,
@@ -224,11 +236,19 @@ export class StrategyRun {
       return { attempt, report };
     };
     let sameRun: TestReport | undefined;
+    let suiteRun: TestReport | undefined;
     if (options.first) {
       const first = await this.test(options.first, workspace, this.limits.limitFor(options.first), options.warm);
       if (!allPassed(first)) return record("still-failing", first);
       // A cold run of the failing tests that are all the visible tests is the visible run: not run twice.
       if (!options.warm && sameSelection(options.first, base.visible)) sameRun = first;
+      // A candidate that passed its failing tests will most likely pass the visible ones: when the regression
+      // gate's whole-suite run held every visible test on the unchanged code, that cold run is made first and
+      // its results of the visible tests are the visible run (one cold run instead of two).
+      else if (this.task.regression?.kind === "all" && base.regression && resultsIn(base.regression, base.visible)) {
+        suiteRun = await this.test(this.task.regression, workspace, this.limits.limitFor(this.task.regression));
+        sameRun = visibleResultsIn(suiteRun, base.visible);
+      }
     }
     const visible = sameRun ?? (await this.test(base.visible, workspace, this.limits.limitFor(base.visible)));
     // Judged by outcome, whatever file did it: every visible test that ran on the unchanged code runs again. A run
@@ -241,7 +261,8 @@ export class StrategyRun {
     const evidence: CandidateEvidence = { after: evidenceOf(visible) };
     this.evidence.set(index, evidence);
     if (this.task.regression && base.regression) {
-      const regression = await this.test(this.task.regression, workspace, this.limits.limitFor(this.task.regression));
+      const regression =
+        suiteRun ?? (await this.test(this.task.regression, workspace, this.limits.limitFor(this.task.regression)));
       evidence.regressionAfter = evidenceOf(regression);
       const stopped = stoppedTests(base.regression, regression);
       if (stopped.length > 0 && !candidateTimedOut(regression))

@@ -4,7 +4,7 @@
 // template, LPW and direct on one task, reporting attempts, costs and evidence alike.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { directStrategy } from "../../../src/engine/direct/direct-strategy.ts";
 import { isTestFile } from "../../../src/engine/is-test-file.ts";
 import { editsSchema } from "../../../src/engine/lpw/schemas.ts";
@@ -184,12 +184,49 @@ describe("the shared run harness", () => {
       const right = await run.validate({ description: "right" }, { first: { kind: "tests", ids: [FAILING] } });
       expect(right.attempt).toMatchObject({ result: "plausible", passed: 1, failed: 0 });
       expect(run.outcome.cost.testRuns).toBe(6);
-      // Other tests first (here the whole suite): the visible tests still run on their own.
+      // Other tests first (here the whole suite): the visible tests' results come from the regression gate's run.
       const wider = await run.validate({ description: "right, all first" }, { first: { kind: "all" } });
       expect(wider.attempt).toMatchObject({ result: "plausible", passed: 1, failed: 0 });
-      expect(run.outcome.cost.testRuns).toBe(9);
+      expect(run.outcome.cost.testRuns).toBe(8);
       return run.finish("iterations", "probe");
     });
+  });
+
+  it("takes the visible tests' results from the regression gate's cold run after a warm run of the failing tests", async () => {
+    const { task: t } = await task();
+    const verifier = localVerifier(pytestRunner([], "t"), { timeoutMs: 30_000, env: PYTEST_ENV, warm: true });
+    const visible = { kind: "tests" as const, ids: [FAILING, "tests/test_sub.py::test_sub"] };
+    const twoVisible: Task = { ...t, visible, verifier };
+    const run = new StrategyRun(twoVisible, "probe");
+    const warm = verifier.openWarm?.(twoVisible.workspace);
+    expect(warm).toBeDefined();
+    const first = { kind: "tests" as const, ids: [FAILING] };
+    onTestFinished(() => warm?.close());
+    await run.run(async () => {
+      await run.baseline();
+      expect(run.outcome.cost.testRuns).toBe(2);
+      // The failing test passes warm; the whole suite runs cold once and shows test_sub, a visible test, broken.
+      writeFileSync(join(t.workspace, "calc/lib.py"), BOTH);
+      const broke = await run.validate({ description: "both" }, { first, warm });
+      expect(broke.attempt).toMatchObject({ result: "visible-regressed", passed: 1, failed: 1 });
+      expect(broke.report.run.argv.some((a) => a.includes("test_sub"))).toBe(false);
+      expect(run.outcome.cost.testRuns).toBe(4);
+      writeFileSync(join(t.workspace, "calc/lib.py"), FIXED);
+      const right = await run.validate(
+        { description: "right" },
+        { first, warm, diff: () => ({ diff: "d", files: ["calc/lib.py"] }) },
+      );
+      expect(right.attempt).toMatchObject({ result: "plausible", passed: 2, failed: 0 });
+      expect(run.outcome.cost.testRuns).toBe(6);
+      run.accept(right.attempt);
+      return run.finish("solved", "fixed");
+    });
+    expect(warm?.stats.warm).toBe(2);
+    // Both kinds of evidence are the same cold run: the visible tests by their ids, the gate's every test.
+    expect(run.outcome.evidence.after).toMatchObject({ passed: 2, failed: 0 });
+    expect(run.outcome.evidence.after?.tests.map((x) => x.id).sort()).toEqual([FAILING, "tests/test_sub.py::test_sub"]);
+    expect(run.outcome.evidence.regressionAfter).toMatchObject({ passed: 2, failed: 0 });
+    expect(run.outcome.evidence.after?.command).toEqual(run.outcome.evidence.regressionAfter?.command);
   });
 
   it("releases attempts in candidate order whichever finishes first, and keeps the closest attempt by that order", async () => {
