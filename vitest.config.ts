@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
-import LargestFirstSequencer from "./test/support/largest-first-sequencer.ts";
+import LongestFirstSequencer from "./test/support/longest-first-sequencer.ts";
 
 export default defineConfig({
   plugins: [
@@ -35,8 +35,8 @@ export default defineConfig({
     // 11-16.
     pool: "forks",
     maxWorkers: Math.min(8, 2 * availableParallelism()),
-    // On a fresh clone, the long end-to-end files first (see the sequencer).
-    sequence: { sequencer: LargestFirstSequencer },
+    // On a fresh clone, the long files first, by their recorded durations (see the sequencer).
+    sequence: { sequencer: LongestFirstSequencer },
     // @actions/workflow-parser imports its schema JSON without an import attribute, which
     // Node's loader refuses; inlined, Vite's transform loads it.
     server: { deps: { inline: ["@actions/workflow-parser"] } },
