@@ -5,6 +5,8 @@
 // files missing from it first (a new file may be long), largest first, then the recorded ones,
 // longest first. By size alone the three red-team CLI files (small files that run the CLI on
 // hostile repositories, ~200 s each) started last, and the run's final minutes had one core idle.
+// (The sequencer before this one tested for vitest's cached file sizes, which every run records
+// before it sorts, so it never reordered anything: vitest's own order by size ran.)
 import { readFileSync, statSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
@@ -68,8 +70,9 @@ export default class LongestFirstSequencer extends BaseSequencer {
     const ordered = await super.sort(files);
     const root = this.ctx.config.root;
     const cache = this.ctx.cache;
+    // Results of an earlier run (its durations), not the file sizes vitest records before every run.
     const known = (spec: TestSpecification) =>
-      cache.getFileStats(`${spec.project.name}:${relative(root, spec.moduleId)}`) !== undefined;
+      cache.getFileTestResults(`${spec.project.name}:${relative(root, spec.moduleId)}`) !== undefined;
     if (ordered.some(known)) return ordered;
     const testRoot = resolve(root, "test");
     const weights = new Map(ordered.map((spec) => [spec, weight(spec.moduleId, testRoot)]));
