@@ -95506,7 +95506,7 @@ function readWatchdogTimeouts(report2, workspace) {
   }
 }
 
-// src/engine/template/js-spectra.ts
+// src/engine/template/coverage-reader.ts
 import { readdir as readdir2 } from "node:fs/promises";
 import { join as join25 } from "node:path";
 import { fileURLToPath as fileURLToPath12 } from "node:url";
@@ -95559,7 +95559,7 @@ async function readRunOutput(path12, maxBytes) {
   }
 }
 
-// src/engine/template/js-spectra.ts
+// src/engine/template/coverage-reader.ts
 import { setImmediate as setImmediate3 } from "node:timers/promises";
 
 // src/verify/coverage-preload.ts
@@ -97597,11 +97597,8 @@ function spectraOf(trace, safe) {
   }));
 }
 
-// src/engine/template/js-spectra.ts
+// src/engine/template/coverage-reader.ts
 var MAX_READ_WORK = 1e9;
-var MAX_FAILING_ALONE = 2;
-var MAX_PATTERN_CHARS = 6e4;
-var NO_TEST_ID = "autogen no test matches this title 5f0c2e";
 var coverageSchema = external_exports.object({
   result: external_exports.array(
     external_exports.object({
@@ -97612,83 +97609,6 @@ var coverageSchema = external_exports.object({
     })
   )
 });
-async function jsSpectra(workspace, verifier, failing, passing, limitFor) {
-  const cache3 = await makeTempDir("autogen-runner-cache-");
-  try {
-    return await spectraOf2(workspace, verifier, failing, passing, (selection) => ({
-      limit: limitFor?.(selection),
-      cache: cache3
-    }));
-  } finally {
-    await removeTempDir(cache3);
-  }
-}
-async function spectraOf2(workspace, verifier, failing, passing, runOptions) {
-  const reader = new CoverageReader(workspace);
-  let runs = 0;
-  const trace = [];
-  const covered = async (selection, what) => {
-    runs += 1;
-    const started = performance.now();
-    const { limit: limit2, cache: cache3 } = runOptions(selection);
-    const result = await reader.run(verifier, selection, limit2, cache3);
-    trace.push(
-      `${what} ${((performance.now() - started) / 1e3).toFixed(1)} s (coverage read ${result.readSeconds.toFixed(1)} s)`
-    );
-    return result;
-  };
-  const loads = (await covered({ kind: "tests", ids: [NO_TEST_ID] }, "loads")).counts;
-  const pattern = passing === "all" ? 0 : passing.reduce((sum, id) => sum + id.length + 8, 0);
-  const whole = passing.length === 0 ? { counts: /* @__PURE__ */ new Map(), tests: [] } : await covered(
-    passing === "all" || pattern > MAX_PATTERN_CHARS ? { kind: "all" } : { kind: "tests", ids: [...passing] },
-    "suite"
-  ).then((r2) => ({ counts: r2.counts, tests: r2.report.tests }));
-  const failingIds = new Set(failing);
-  const passingIds = new Set(whole.tests.filter((t2) => t2.status === "pass" && !failingIds.has(t2.id)).map((t2) => t2.id));
-  const failedInSuite = whole.tests.filter((t2) => t2.status === "fail" || t2.status === "error").map((t2) => t2.id);
-  const alone = [...failing].sort().slice(0, MAX_FAILING_ALONE);
-  const spectra = [];
-  const own2 = /* @__PURE__ */ new Map();
-  for (const id of alone) {
-    const { report: report2, counts } = await covered({ kind: "tests", ids: [id] }, "failing alone");
-    const result = report2.tests.find((t2) => t2.id === id) ?? report2.tests.find((t2) => t2.status !== "skip");
-    if (!result || result.status === "skip") continue;
-    const lines = /* @__PURE__ */ new Map();
-    for (const [file2, byLine] of counts) {
-      const set3 = /* @__PURE__ */ new Set();
-      for (const [line, count2] of byLine) if (count2 > 0) set3.add(line);
-      if (set3.size > 0) lines.set(file2, set3);
-    }
-    spectra.push({ id, failed: result.status === "fail" || result.status === "error", lines });
-    const beyond = /* @__PURE__ */ new Map();
-    addBeyond(beyond, counts, loads);
-    own2.set(id, beyond);
-  }
-  const failingCounts = /* @__PURE__ */ new Map();
-  if (failedInSuite.every((id) => own2.has(id)))
-    for (const id of failedInSuite) addBeyond(failingCounts, own2.get(id) ?? /* @__PURE__ */ new Map(), /* @__PURE__ */ new Map());
-  else
-    addBeyond(failingCounts, (await covered({ kind: "tests", ids: failedInSuite }, "failing together")).counts, loads);
-  const countOf = (counts, file2, line) => counts.get(file2)?.get(line) ?? 0;
-  const passed = {
-    covering(file2, line) {
-      if (countOf(loads, file2, line) > 0) return passingIds.size;
-      const beyond = countOf(whole.counts, file2, line) - countOf(failingCounts, file2, line);
-      return Math.max(0, Math.min(passingIds.size, beyond));
-    }
-  };
-  return { spectra, dropped: reader.dropped(), passed, passing: passingIds.size, runs, trace };
-}
-function addBeyond(into, counts, loads) {
-  for (const [file2, byLine] of counts) {
-    const target = into.get(file2) ?? /* @__PURE__ */ new Map();
-    for (const [line, count2] of byLine) {
-      const beyond = count2 - (loads.get(file2)?.get(line) ?? 0);
-      if (beyond > 0) target.set(line, (target.get(line) ?? 0) + beyond);
-    }
-    into.set(file2, target);
-  }
-}
 var CoverageReader = class {
   workspace;
   limits;
@@ -97875,6 +97795,88 @@ function codeLineOffsets(source) {
     offset += text2.length + 1;
   });
   return { lines, offsets, set: new Set(lines) };
+}
+
+// src/engine/template/js-spectra.ts
+var MAX_FAILING_ALONE = 2;
+var MAX_PATTERN_CHARS = 6e4;
+var NO_TEST_ID = "autogen no test matches this title 5f0c2e";
+async function jsSpectra(workspace, verifier, failing, passing, limitFor) {
+  const cache3 = await makeTempDir("autogen-runner-cache-");
+  try {
+    return await spectraOf2(workspace, verifier, failing, passing, (selection) => ({
+      limit: limitFor?.(selection),
+      cache: cache3
+    }));
+  } finally {
+    await removeTempDir(cache3);
+  }
+}
+async function spectraOf2(workspace, verifier, failing, passing, runOptions) {
+  const reader = new CoverageReader(workspace);
+  let runs = 0;
+  const trace = [];
+  const covered = async (selection, what) => {
+    runs += 1;
+    const started = performance.now();
+    const { limit: limit2, cache: cache3 } = runOptions(selection);
+    const result = await reader.run(verifier, selection, limit2, cache3);
+    trace.push(
+      `${what} ${((performance.now() - started) / 1e3).toFixed(1)} s (coverage read ${result.readSeconds.toFixed(1)} s)`
+    );
+    return result;
+  };
+  const loads = (await covered({ kind: "tests", ids: [NO_TEST_ID] }, "loads")).counts;
+  const pattern = passing === "all" ? 0 : passing.reduce((sum, id) => sum + id.length + 8, 0);
+  const whole = passing.length === 0 ? { counts: /* @__PURE__ */ new Map(), tests: [] } : await covered(
+    passing === "all" || pattern > MAX_PATTERN_CHARS ? { kind: "all" } : { kind: "tests", ids: [...passing] },
+    "suite"
+  ).then((r2) => ({ counts: r2.counts, tests: r2.report.tests }));
+  const failingIds = new Set(failing);
+  const passingIds = new Set(whole.tests.filter((t2) => t2.status === "pass" && !failingIds.has(t2.id)).map((t2) => t2.id));
+  const failedInSuite = whole.tests.filter((t2) => t2.status === "fail" || t2.status === "error").map((t2) => t2.id);
+  const alone = [...failing].sort().slice(0, MAX_FAILING_ALONE);
+  const spectra = [];
+  const own2 = /* @__PURE__ */ new Map();
+  for (const id of alone) {
+    const { report: report2, counts } = await covered({ kind: "tests", ids: [id] }, "failing alone");
+    const result = report2.tests.find((t2) => t2.id === id) ?? report2.tests.find((t2) => t2.status !== "skip");
+    if (!result || result.status === "skip") continue;
+    const lines = /* @__PURE__ */ new Map();
+    for (const [file2, byLine] of counts) {
+      const set3 = /* @__PURE__ */ new Set();
+      for (const [line, count2] of byLine) if (count2 > 0) set3.add(line);
+      if (set3.size > 0) lines.set(file2, set3);
+    }
+    spectra.push({ id, failed: result.status === "fail" || result.status === "error", lines });
+    const beyond = /* @__PURE__ */ new Map();
+    addBeyond(beyond, counts, loads);
+    own2.set(id, beyond);
+  }
+  const failingCounts = /* @__PURE__ */ new Map();
+  if (failedInSuite.every((id) => own2.has(id)))
+    for (const id of failedInSuite) addBeyond(failingCounts, own2.get(id) ?? /* @__PURE__ */ new Map(), /* @__PURE__ */ new Map());
+  else
+    addBeyond(failingCounts, (await covered({ kind: "tests", ids: failedInSuite }, "failing together")).counts, loads);
+  const countOf = (counts, file2, line) => counts.get(file2)?.get(line) ?? 0;
+  const passed = {
+    covering(file2, line) {
+      if (countOf(loads, file2, line) > 0) return passingIds.size;
+      const beyond = countOf(whole.counts, file2, line) - countOf(failingCounts, file2, line);
+      return Math.max(0, Math.min(passingIds.size, beyond));
+    }
+  };
+  return { spectra, dropped: reader.dropped(), passed, passing: passingIds.size, runs, trace };
+}
+function addBeyond(into, counts, loads) {
+  for (const [file2, byLine] of counts) {
+    const target = into.get(file2) ?? /* @__PURE__ */ new Map();
+    for (const [line, count2] of byLine) {
+      const beyond = count2 - (loads.get(file2)?.get(line) ?? 0);
+      if (beyond > 0) target.set(line, (target.get(line) ?? 0) + beyond);
+    }
+    into.set(file2, target);
+  }
 }
 
 // src/engine/template/python-mutations.ts

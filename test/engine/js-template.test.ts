@@ -1,6 +1,6 @@
 // The template strategy's JavaScript side: V8 ranges to lines, and mutations.
 import { describe, expect, it } from "vitest";
-import { coveredLines } from "../../src/engine/template/js-spectra.ts";
+import { coveredLines } from "../../src/engine/template/coverage-reader.ts";
 import { jsMutations } from "../../src/engine/template/js-mutations.ts";
 
 describe("coveredLines", () => {

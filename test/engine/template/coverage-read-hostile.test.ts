@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CoverageReader } from "../../../src/engine/template/js-spectra.ts";
+import { CoverageReader } from "../../../src/engine/template/coverage-reader.ts";
 import { CoverageError } from "../../../src/engine/template/python-spectra.ts";
 import { reportedFileFilter } from "../../../src/engine/template/reported-files.ts";
 import { COVERAGE_PRELOAD } from "../../../src/verify/coverage-preload.ts";
