@@ -42,7 +42,7 @@ const READERS_OF_THE_BOTS_OWN_FILES = [
   "src/version.ts", // package.json of the bot
   "src/cli/init-workflow-command.ts", // templates/
   "src/cli/action-workflow.ts", // templates/
-  "src/cli/fix-command.ts", // --issue <file>, a file the user names on the command line
+  "src/cli/run-fix.ts", // --issue <file>, a file the user names on the command line
   "src/action/run-action.ts", // GITHUB_EVENT_PATH, written by the runner
   "src/verify/sandbox/process-limit.ts", // cgroup files
   "src/eval/humanevalfix-loader.ts", // datasets the operator points at

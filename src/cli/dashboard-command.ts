@@ -1,52 +1,13 @@
 // `autogen-bot dashboard --out <dir>`: the dashboard's pages as static files from the job store
 // (or, with --demo, from the bundled sample history: something to look at before deploying).
-import { existsSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { defaultDataDir } from "../config/data-dir.ts";
-import { buildStaticDashboard } from "../dashboard/build-static-dashboard.ts";
-import { demoJobHistory } from "../dashboard/demo-job-history.ts";
-import { openJobHistory } from "../ops/pg-job-history.ts";
-import { EXIT, UsageError, type CliCommand } from "./command.ts";
-import { parseFlags } from "./parse-flags.ts";
+// Its work is in run-dashboard.ts, loaded only when the command runs: another command's start (or a
+// --help) does not load its modules.
+import type { CliCommand } from "./command.ts";
 
 export const dashboardCommand: CliCommand = {
   name: "dashboard",
   summary: "write the operator's dashboard (jobs, outcomes, cost) as static HTML from the job store",
   usage:
     "autogen-bot dashboard --out <dir> [--db <file>]\nautogen-bot dashboard --demo [--out <dir>]\n\n--demo renders a bundled sample job history (no store needed; --out defaults to a temporary folder).\n--db defaults to AUTOGEN_DB_PATH, else autogen.db in the data directory; with DATABASE_URL set and no --db, the Postgres store is read. GHE_HOST, when set, is used for links to issues and PRs.\nEvery job in the store is shown: publish the pages only where every reader may see every repository in it.",
-  async run(args, io) {
-    const flags = { out: { type: "string" }, db: { type: "string" }, demo: { type: "boolean" } } as const;
-    const { values } = parseFlags(args, flags, false);
-    if (values.demo) {
-      if (values.db) throw new UsageError("--demo renders the bundled sample history: leave out --db");
-      const out = resolve(io.cwd, values.out ?? join(tmpdir(), "autogen-bot-dashboard-demo"));
-      const demo = demoJobHistory();
-      const { pages } = await buildStaticDashboard(demo, out, { webUrl: "https://github.com", now: demo.now });
-      const index = pathToFileURL(join(out, "index.html")).href;
-      io.stdout(`wrote ${pages} page(s) of the sample job history to ${out}\nopen ${index}\n`);
-      return EXIT.ok;
-    }
-    if (!values.out) throw new UsageError("--out <dir> is required (or --demo to see the dashboard on sample jobs)");
-    const db = resolve(io.cwd, values.db ?? io.env.AUTOGEN_DB_PATH ?? join(defaultDataDir(io.env), "autogen.db"));
-    // A Postgres store (DATABASE_URL) unless a file was named.
-    const databaseUrl = values.db ? undefined : io.env.DATABASE_URL;
-    if (!databaseUrl && !existsSync(db)) {
-      io.stderr(`autogen-bot dashboard: no job store at ${db}; pass --db or set AUTOGEN_DB_PATH\n`);
-      return EXIT.usage;
-    }
-    const history = openJobHistory({ databaseUrl, dbPath: db });
-    try {
-      const out = resolve(io.cwd, values.out);
-      const { pages } = await buildStaticDashboard(history, out, {
-        webUrl: io.env.GHE_HOST ? `https://${io.env.GHE_HOST}` : "https://github.com",
-        now: Date.now(),
-      });
-      io.stdout(`wrote ${pages} page(s) to ${out} (open index.html)\n`);
-      return EXIT.ok;
-    } finally {
-      await history.close();
-    }
-  },
+  run: async (args, io) => (await import("./run-dashboard.ts")).runDashboard(args, io),
 };
