@@ -50453,6 +50453,9 @@ import { stripVTControlCharacters as stripVTControlCharacters2 } from "node:util
 function failingTests(report2) {
   return report2.tests.filter((t2) => t2.status === "fail" || t2.status === "error");
 }
+function finishedOnItsOwn(run2) {
+  return !run2.limit && !run2.timedOut && !run2.signal && !run2.spawnError;
+}
 function allPassed(report2) {
   return report2.run.exitCode === 0 && !report2.run.timedOut && report2.tests.length > 0 && failingTests(report2).length === 0;
 }
@@ -93646,10 +93649,9 @@ function keepSelected(report2, selection) {
   const wanted = new Set(kept2.map((t2) => t2.id));
   if (kept2.length === report2.tests.length) return report2;
   const run2 = report2.run;
-  const finishedOnItsOwn = !run2.limit && !run2.timedOut && !run2.signal && !run2.spawnError;
   const othersFailed = failingTests(report2).some((t2) => !wanted.has(t2.id));
   const selectedFailed = failingTests({ ...report2, tests: kept2 }).length > 0;
-  const exitCode2 = finishedOnItsOwn && run2.exitCode !== 0 && othersFailed && !selectedFailed && kept2.length > 0 ? 0 : run2.exitCode;
+  const exitCode2 = finishedOnItsOwn(run2) && run2.exitCode !== 0 && othersFailed && !selectedFailed && kept2.length > 0 ? 0 : run2.exitCode;
   return { ...report2, run: { ...run2, exitCode: exitCode2 }, tests: kept2, source: kept2.length > 0 ? report2.source : "none" };
 }
 
@@ -94011,9 +94013,7 @@ function resultsIn(suite, visible) {
   return visible.ids.length > 0 && visible.ids.every((id) => ran.has(id)) ? keepSelected(suite, visible) : void 0;
 }
 function visibleResultsIn(suite, visible) {
-  const run2 = suite.run;
-  if (run2.limit || run2.timedOut || run2.signal || run2.spawnError) return void 0;
-  return resultsIn(suite, visible);
+  return finishedOnItsOwn(suite.run) ? resultsIn(suite, visible) : void 0;
 }
 function loopedIn(suite, visible) {
   const known = resultsIn(suite, visible);

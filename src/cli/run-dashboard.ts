@@ -1,6 +1,5 @@
-// The work of `autogen-bot dashboard` (dashboard-command.ts holds its name, summary and usage).
-// `autogen-bot dashboard --out <dir>`: the dashboard's pages as static files from the job store
-// (or, with --demo, from the bundled sample history: something to look at before deploying).
+// The work of `autogen-bot dashboard`, loaded when the command runs; dashboard-command.ts describes it
+// and holds its name, summary and usage.
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";

@@ -1,6 +1,5 @@
-// The work of `autogen-bot eval` (eval-command.ts holds its name, summary and usage).
-// `autogen-bot eval`: strategies side by side on a dataset; prints the results table and
-// writes results.json and results.md.
+// The work of `autogen-bot eval`, loaded when the command runs; eval-command.ts describes it
+// and holds its name, summary and usage.
 import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";

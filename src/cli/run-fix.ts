@@ -1,7 +1,5 @@
-// The work of `autogen-bot fix` (fix-command.ts holds its name, summary and usage).
-// `autogen fix <path>`: the engine on a local checkout. Works in a git worktree of HEAD
-// (never the user's branch or uncommitted work), commits a fix on a new branch
-// `autogen/<slug>`, and writes the report a PR body would hold.
+// The work of `autogen-bot fix`, loaded when the command runs; fix-command.ts describes it
+// and holds its name, summary and usage.
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";

@@ -1,4 +1,5 @@
-// The work of `autogen-bot serve` (serve-command.ts holds its name, summary and usage).
+// The work of `autogen-bot serve`, loaded when the command runs; serve-command.ts describes it
+// and holds its name, summary and usage.
 import { withDotEnv } from "../config/dotenv-file.ts";
 import { EnvConfigError, loadServerConfig } from "../config/env-config.ts";
 import { loadOpsConfig } from "../config/ops-config.ts";

@@ -2,7 +2,7 @@
 // pattern ran more than the selection: the report keeps the selected tests only, and its
 // exit code speaks for them when the failures that set it were all among the others.
 import type { TestSelection } from "./runners/test-runner.ts";
-import { failingTests, type TestReport } from "./test-report.ts";
+import { failingTests, finishedOnItsOwn, type TestReport } from "./test-report.ts";
 
 const SEPARATOR = " > ";
 const lastOf = (id: string) => id.split(SEPARATOR).at(-1) ?? id;
@@ -33,10 +33,11 @@ export function keepSelected(report: TestReport, selection: TestSelection): Test
   const wanted = new Set(kept.map((t) => t.id));
   if (kept.length === report.tests.length) return report;
   const run = report.run;
-  const finishedOnItsOwn = !run.limit && !run.timedOut && !run.signal && !run.spawnError;
   const othersFailed = failingTests(report).some((t) => !wanted.has(t.id));
   const selectedFailed = failingTests({ ...report, tests: kept }).length > 0;
   const exitCode =
-    finishedOnItsOwn && run.exitCode !== 0 && othersFailed && !selectedFailed && kept.length > 0 ? 0 : run.exitCode;
+    finishedOnItsOwn(run) && run.exitCode !== 0 && othersFailed && !selectedFailed && kept.length > 0
+      ? 0
+      : run.exitCode;
   return { ...report, run: { ...run, exitCode }, tests: kept, source: kept.length > 0 ? report.source : "none" };
 }

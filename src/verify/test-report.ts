@@ -58,6 +58,11 @@ export function failingTests(report: TestReport): TestCaseResult[] {
   return report.tests.filter((t) => t.status === "fail" || t.status === "error");
 }
 
+/** The run ended by itself: no limit stopped it (not even one test's), no signal, and it started. */
+export function finishedOnItsOwn(run: RunResult): boolean {
+  return !run.limit && !run.timedOut && !run.signal && !run.spawnError;
+}
+
 /** Every selected test ran and passed, and the runner agreed (exit 0). */
 export function allPassed(report: TestReport): boolean {
   return (

@@ -12,7 +12,13 @@ import { brokenRunReason } from "../../verify/load-failure.ts";
 import { stoppedByTestLimit } from "../../verify/mark-test-timeout.ts";
 import type { RunTimeLimit } from "../../verify/local-verifier.ts";
 import type { TestSelection } from "../../verify/runners/test-runner.ts";
-import { allPassed, failingTests, type TestCaseResult, type TestReport } from "../../verify/test-report.ts";
+import {
+  allPassed,
+  failingTests,
+  finishedOnItsOwn,
+  type TestCaseResult,
+  type TestReport,
+} from "../../verify/test-report.ts";
 import { EditError, type Edit } from "../../workspace/apply-edits.ts";
 import { UnsafePathError } from "../../workspace/safe-path.ts";
 import { CandidateLimits, candidateTimedOut } from "../candidate-limits.ts";
@@ -47,9 +53,7 @@ function resultsIn(suite: TestReport, visible: TestSelection): TestReport | unde
  * but the other tests beside them. Otherwise the visible tests are run on their own, as they would have been.
  */
 function visibleResultsIn(suite: TestReport, visible: TestSelection): TestReport | undefined {
-  const run = suite.run;
-  if (run.limit || run.timedOut || run.signal || run.spawnError) return undefined;
-  return resultsIn(suite, visible);
+  return finishedOnItsOwn(suite.run) ? resultsIn(suite, visible) : undefined;
 }
 
 /** The suite run's results of the visible tests when one of them was stopped at a limit there (it looped). */
