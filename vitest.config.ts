@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { configDefaults, defineConfig } from "vitest/config";
+import { defineConfig } from "vitest/config";
 import LongestFirstSequencer from "./test/support/longest-first-sequencer.ts";
-import { SHARED_WORKER_FILES } from "./test/support/shared-worker-files.ts";
 
 export default defineConfig({
   plugins: [
@@ -19,6 +18,7 @@ export default defineConfig({
     },
   ],
   test: {
+    include: ["test/**/*.test.ts"],
     environment: "node",
     // A temporary folder per test file, removed when the file ends (see the file).
     setupFiles: ["./test/support/per-file-tmpdir.ts"],
@@ -40,18 +40,5 @@ export default defineConfig({
     // @actions/workflow-parser imports its schema JSON without an import attribute, which
     // Node's loader refuses; inlined, Vite's transform loads it.
     server: { deps: { inline: ["@actions/workflow-parser"] } },
-    // Two projects of the same settings: most files get a worker process of their own; the quick
-    // files named in test/support/shared-worker-files.ts share theirs (see the file).
-    projects: [
-      {
-        extends: true,
-        test: {
-          name: "own-process",
-          include: ["test/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...SHARED_WORKER_FILES],
-        },
-      },
-      { extends: true, test: { name: "shared-process", include: [...SHARED_WORKER_FILES], isolate: false } },
-    ],
   },
 });
