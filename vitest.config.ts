@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import LongestFirstSequencer from "./test/support/longest-first-sequencer.ts";
+import { OWN_PROCESS_FILES } from "./test/support/own-process-files.ts";
 
 export default defineConfig({
   plugins: [
@@ -18,10 +19,9 @@ export default defineConfig({
     },
   ],
   test: {
-    include: ["test/**/*.test.ts"],
     environment: "node",
-    // A temporary folder per test file, removed when the file ends (see the file).
-    setupFiles: ["./test/support/per-file-tmpdir.ts"],
+    // A temporary folder per test file, removed when the file ends, and nock off at its end (see the files).
+    setupFiles: ["./test/support/per-file-tmpdir.ts", "./test/support/per-file-network.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
     // A guard against hangs, not a speed check: end-to-end tests run real pytest and node
     // in the sandbox, and on a busy 2-core machine one can take several times its idle time.
@@ -40,5 +40,21 @@ export default defineConfig({
     // @actions/workflow-parser imports its schema JSON without an import attribute, which
     // Node's loader refuses; inlined, Vite's transform loads it.
     server: { deps: { inline: ["@actions/workflow-parser"] } },
+    // Worker processes run file after file (isolate: false): a fresh process and module graph per
+    // file cost ~1 CPU-second each. The files named in test/support/own-process-files.ts (they
+    // replace a module) keep a process of their own. Each file still gets its own temporary folder
+    // and ends with nock off (the setup files); caches in test/support are kept by file.
+    projects: [
+      { extends: true, test: { name: "own-process", include: [...OWN_PROCESS_FILES] } },
+      {
+        extends: true,
+        test: {
+          name: "shared-process",
+          include: ["test/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...OWN_PROCESS_FILES],
+          isolate: false,
+        },
+      },
+    ],
   },
 });

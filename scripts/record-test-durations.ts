@@ -1,7 +1,8 @@
 // `npm run test:durations [-- ci.log]`: writes test/support/file-durations.json, the seconds each
 // test file took, so that a fresh clone (no cache) starts its long files first
 // (test/support/longest-first-sequencer.ts). From a saved output of a full run (the default
-// reporter's "✓ test/x.test.ts (N tests) 1234ms" lines: a CI log, whose durations are the ones
+// reporter's "✓ test/x.test.ts (N tests) 1234ms" lines, with or without the project's name before
+// the path: a CI log, whose durations are the ones
 // that matter), else from the newest full run vitest cached (node_modules/.vite/vitest/*/results.json).
 // Run it after a full run when files were added or their durations moved a lot.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -20,7 +21,9 @@ const resultsSchema = z.object({
 function fromLog(path: string): Map<string, number> {
   const found = new Map<string, number>();
   const plain = stripVTControlCharacters(readFileSync(path, "utf8"));
-  for (const [, file = "", ms = "0"] of plain.matchAll(/^ [✓❯×↓] (test\/\S+\.test\.ts) \([^)]*\) (\d+)ms/gm))
+  for (const [, file = "", ms = "0"] of plain.matchAll(
+    /^ [✓❯×↓] +(?:[\w-]+ +)?(test\/\S+\.test\.ts) \([^)]*\) (\d+)ms/gm,
+  ))
     found.set(file, Number(ms));
   return found;
 }

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Octokit } from "@octokit/rest";
 import nock from "nock";
+import { nockOn } from "../support/nock-on.ts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { actionsVerifier } from "../../src/ci/actions-verifier.ts";
 import type { RequestLike } from "../../src/forge/ci-forge.ts";
@@ -126,7 +127,7 @@ async function spread(run: (ws: string) => Promise<unknown>, count: number, gapM
   return Promise.all(runs);
 }
 
-beforeEach(() => nock.disableNetConnect());
+beforeEach(() => nockOn().disableNetConnect());
 afterEach(() => {
   nock.cleanAll();
   nock.enableNetConnect();

@@ -3,6 +3,7 @@
 // `return_run_details`; cancelling a run that already finished.
 import { Octokit } from "@octokit/rest";
 import nock from "nock";
+import { nockOn } from "../support/nock-on.ts";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { RequestLike } from "../../src/forge/ci-forge.ts";
 import { octokitCiForge } from "../../src/forge/octokit-ci-forge.ts";
@@ -12,7 +13,7 @@ const API = "https://api.github.com";
 const forge = () =>
   octokitCiForge(new Octokit({ auth: "ghs_test", request: { retries: 0 } }).request as unknown as RequestLike);
 
-beforeEach(() => nock.disableNetConnect());
+beforeEach(() => nockOn().disableNetConnect());
 afterEach(() => {
   const pending = nock.pendingMocks();
   nock.cleanAll();

@@ -66,7 +66,8 @@ export async function runTestsLikeActions(remote: string, ref: string, tests = "
   const tree = (
     await run("git", ["--git-dir", remote, "rev-parse", "--verify", "--quiet", `${ref}^{tree}`])
   ).stdout.trim();
-  const key = JSON.stringify([tree, tests]);
+  // Per test file (its temporary folder: a worker process runs several files).
+  const key = JSON.stringify([tmpdir(), tree, tests]);
   let pending = results.get(key);
   if (!pending) {
     pending = runPytest(remote, ref, tests);

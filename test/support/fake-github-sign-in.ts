@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import nock from "nock";
+import { nockOn } from "./nock-on.ts";
 
 type OperationSpec = { method: string; path: string; query: string[]; responses: string[] };
 const spec = JSON.parse(readFileSync(new URL("../fixtures/github-rest/operations.json", import.meta.url), "utf8")) as {
@@ -42,6 +43,7 @@ export function fakeGitHubSignIn(options: {
   const codes = new Map<string, { login: string; challenge: string; redirectUri: string; used: boolean }>();
   const tokens = new Map<string, FakeUser>();
   let next = 1;
+  nockOn();
   nock("https://github.com")
     .persist()
     .post("/login/oauth/access_token")

@@ -4,6 +4,7 @@
 // fit its template, the required body fields must be there and no unknown ones.
 import { readFileSync } from "node:fs";
 import nock from "nock";
+import { nockOn } from "./nock-on.ts";
 import { bareRepoPath, DEFAULT_FAKE_BOT, fakeGitData, type FakeBot } from "./fake-git-data.ts";
 
 type OperationSpec = {
@@ -189,6 +190,7 @@ export function fakeGitHub(state: FakeGitHubState) {
     if (!peek) state.nextId = id + 1;
     return id;
   };
+  nockOn();
   const scope = nock("https://api.github.com").persist();
   // Logs and artifacts: GitHub redirects to short-lived storage URLs on other hosts, which
   // must never see our token.

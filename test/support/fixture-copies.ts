@@ -7,6 +7,8 @@ import { cp, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+// By test file (its temporary folder, test/support/per-file-tmpdir.ts) and key: a worker process
+// runs several files, and each file's folder goes when the file ends.
 const templates = new Map<string, Promise<{ dir: string; value: unknown }>>();
 
 /**
@@ -19,14 +21,15 @@ export async function fixtureCopy<T>(
   build: (dir: string) => Promise<T>,
   copies: Record<string, string>,
 ): Promise<T> {
-  let template = templates.get(key);
+  const id = `${tmpdir()}\0${key}`;
+  let template = templates.get(id);
   if (!template) {
     template = (async () => {
       const dir = await mkdtemp(join(tmpdir(), "autogen-fixture-"));
       return { dir, value: await build(dir) };
     })();
-    templates.set(key, template);
-    template.catch(() => templates.delete(key));
+    templates.set(id, template);
+    template.catch(() => templates.delete(id));
   }
   const { dir, value } = await template;
   for (const [name, target] of Object.entries(copies))

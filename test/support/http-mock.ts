@@ -1,12 +1,13 @@
 // HTTP mocking discipline (as renovate's test/http-mock.ts): no real network, loopback
 // allowed for our own servers; after each test, any unmatched request or unused mock
 // fails the test.
-import nock from "nock";
+import { nockOn } from "./nock-on.ts";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 
 const LOOPBACK = /^(127\.0\.0\.1|localhost|\[::1\])(:\d+)?$/;
 
 export function useHttpMock(): void {
+  const nock = nockOn();
   const unmatched: string[] = [];
   // nock 15 passes the fetch Request; requests to our own loopback servers pass through.
   const onNoMatch = (req: { method: string; url: string }) => {

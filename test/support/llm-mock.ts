@@ -1,5 +1,5 @@
 // Scripted model answers served over HTTP with nock, so the real openai SDK runs.
-import nock from "nock";
+import { nockOn } from "./nock-on.ts";
 import { z } from "zod";
 import { Budget, type BudgetCaps } from "../../src/llm/budget.ts";
 import { openAiLlmClient, type LlmClient } from "../../src/llm/llm-client.ts";
@@ -28,7 +28,7 @@ const requestSchema = z.looseObject({
 /** Registers one HTTP reply per answer, in order; each checks the stage it answers. */
 export function scriptAnswers(answers: ScriptedAnswer[]): { requests: Array<z.infer<typeof requestSchema>> } {
   const requests: Array<z.infer<typeof requestSchema>> = [];
-  const scope = nock("https://llm.example.test");
+  const scope = nockOn()("https://llm.example.test");
   for (const answer of answers) {
     scope
       .post("/v1/chat/completions", (body: unknown) => {

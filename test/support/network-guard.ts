@@ -2,6 +2,7 @@
 // git over file paths); every request some interceptor should have answered is noted,
 // and so is every scripted model answer left unused.
 import nock from "nock";
+import { nockOn } from "./nock-on.ts";
 import { isFakeGitHubMock } from "./fake-github.ts";
 
 const LOOPBACK = /^(127\.0\.0\.1|localhost)(:\d+)?$/;
@@ -13,6 +14,7 @@ export function networkGuard() {
   };
   return {
     start(): void {
+      nockOn();
       nock.disableNetConnect();
       nock.enableNetConnect(LOOPBACK);
       nock.emitter.on("no match", onNoMatch);

@@ -15,15 +15,21 @@ import type { FakeGitHubResult } from "./fake-github-preload.ts";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** What a workflow's `uses:` checks out of this repository that the bundle reads at run time (no node_modules: Actions install nothing). */
 const CHECKOUT = ["action.yml", "package.json", "action", "prompts", "resources", "templates"];
-let checkout: Promise<string> | undefined;
+/** By test file (its temporary folder, where the copy is made: a worker process runs several files). */
+const checkouts = new Map<string, Promise<string>>();
 
 /** The action's files copied to a directory with no node_modules above it, as GITHUB_ACTION_PATH is on a runner. */
 function actionCheckout(): Promise<string> {
-  checkout ??= (async () => {
-    const dir = join(await mkdtemp(join(tmpdir(), "autogen-action-path-")), "autogen-bot");
-    for (const name of CHECKOUT) await cp(join(ROOT, name), join(dir, name), { recursive: true });
-    return dir;
-  })();
+  const tmp = tmpdir();
+  let checkout = checkouts.get(tmp);
+  if (!checkout) {
+    checkout = (async () => {
+      const dir = join(await mkdtemp(join(tmp, "autogen-action-path-")), "autogen-bot");
+      for (const name of CHECKOUT) await cp(join(ROOT, name), join(dir, name), { recursive: true });
+      return dir;
+    })();
+    checkouts.set(tmp, checkout);
+  }
   return checkout;
 }
 const PRELOAD = fileURLToPath(new URL("./fake-github-preload.ts", import.meta.url));

@@ -1,0 +1,9 @@
+// nock with its interception on, for a test file that uses it. A process of its own per file
+// would have it on from the import; a worker process that runs several files (vitest.config.ts)
+// imports nock once, and each file ends with it off (test/support/per-file-network.ts).
+import nock from "nock";
+
+export function nockOn(): typeof nock {
+  if (!nock.isActive()) nock.activate();
+  return nock;
+}
